@@ -1,0 +1,225 @@
+#include "arrow/builder.h"
+
+#include <limits>
+#include <stdexcept>
+
+namespace sliceflow::arrow {
+namespace {
+
+size_t fixed_width(Kind kind) {
+  switch (kind) {
+    case Kind::Int8:
+      return 1;
+    case Kind::Int16:
+      return 2;
+    case Kind::Int32:
+    case Kind::Float32:
+    case Kind::Date32:
+      return 4;
+    case Kind::Int64:
+    case Kind::Float64:
+    case Kind::TimestampUs:
+      return 8;
+    case Kind::Decimal128:
+      return 16;
+    default:
+      return 0;
+  }
+}
+
+bool has_offsets(Kind kind) {
+  return kind == Kind::Utf8 || kind == Kind::List || kind == Kind::Map;
+}
+
+int64_t count_nulls(const std::vector<uint8_t>& validity, int64_t length) {
+  int64_t valid = 0;
+  const int64_t full = length >> 3;
+  for (int64_t i = 0; i < full; ++i) valid += __builtin_popcount(validity[static_cast<size_t>(i)]);
+  for (int64_t i = full << 3; i < length; ++i) {
+    valid += (validity[static_cast<size_t>(i >> 3)] >> (i & 7)) & 1;
+  }
+  return length - valid;
+}
+
+// Owns everything an exported ArrowArray points to; freed by the consumer's release call.
+struct ExportedArray {
+  std::vector<uint8_t> validity;
+  std::vector<uint8_t> values;
+  std::vector<int32_t> offsets;
+  std::vector<char> data;
+  std::vector<const void*> buffers;
+  std::vector<ArrowArray> child_arrays;
+  std::vector<ArrowArray*> child_pointers;
+  // A map's entries struct sits between the map and its key/value children.
+  std::unique_ptr<ExportedArray> entries_owner;
+};
+
+void release_exported(ArrowArray* array) {
+  if (array == nullptr || array->release == nullptr) return;
+  std::unique_ptr<ExportedArray> owner(static_cast<ExportedArray*>(array->private_data));
+  for (ArrowArray& child : owner->child_arrays) {
+    if (child.release != nullptr) child.release(&child);
+  }
+  array->release = nullptr;
+  array->private_data = nullptr;
+}
+
+void fill_array(ArrowArray* out, std::unique_ptr<ExportedArray> owner, int64_t length,
+                int64_t null_count) {
+  out->length = length;
+  out->null_count = null_count;
+  out->offset = 0;
+  out->n_buffers = static_cast<int64_t>(owner->buffers.size());
+  out->buffers = owner->buffers.data();
+  out->n_children = static_cast<int64_t>(owner->child_arrays.size());
+  owner->child_pointers.clear();
+  for (ArrowArray& child : owner->child_arrays) owner->child_pointers.push_back(&child);
+  out->children = owner->child_pointers.empty() ? nullptr : owner->child_pointers.data();
+  out->dictionary = nullptr;
+  out->release = release_exported;
+  out->private_data = owner.release();
+}
+
+}  // namespace
+
+ColumnBuilder::ColumnBuilder(const Type& type) : type_(&type) {
+  for (const auto& child : type.children) {
+    children_.push_back(std::make_unique<ColumnBuilder>(*child));
+  }
+  reset();
+}
+
+void ColumnBuilder::reset() {
+  length_ = 0;
+  validity_.clear();
+  values_.clear();
+  offsets_.clear();
+  data_.clear();
+  if (has_offsets(type_->kind)) offsets_.push_back(0);
+}
+
+void ColumnBuilder::set_valid() {
+  const int64_t i = length_++;
+  if ((i & 7) == 0) {
+    validity_.push_back(0);
+    if (type_->kind == Kind::Bool) values_.push_back(0);
+  }
+  validity_[static_cast<size_t>(i >> 3)] |= static_cast<uint8_t>(1u << (i & 7));
+}
+
+void ColumnBuilder::push_offset(size_t end) {
+  if (end > static_cast<size_t>(std::numeric_limits<int32_t>::max())) {
+    throw std::length_error("sliceflow: a decoded batch exceeds 2 GiB in one column; "
+                            "decode smaller batches");
+  }
+  offsets_.push_back(static_cast<int32_t>(end));
+}
+
+void ColumnBuilder::append_null() {
+  const int64_t i = length_++;
+  if ((i & 7) == 0) {
+    validity_.push_back(0);
+    if (type_->kind == Kind::Bool) values_.push_back(0);
+  }
+  validity_[static_cast<size_t>(i >> 3)] &= static_cast<uint8_t>(~(1u << (i & 7)));
+  const size_t width = fixed_width(type_->kind);
+  if (width != 0) values_.resize(values_.size() + width, 0);
+  switch (type_->kind) {
+    case Kind::Utf8:
+      offsets_.push_back(static_cast<int32_t>(data_.size()));
+      break;
+    case Kind::List:
+    case Kind::Map:
+      offsets_.push_back(offsets_.back());
+      break;
+    case Kind::Struct:
+      for (auto& child : children_) child->append_null();
+      break;
+    default:
+      break;
+  }
+}
+
+void ColumnBuilder::truncate(int64_t n) {
+  // Children may hold values of a slot that was never finished: they are cut back even when
+  // this builder itself has no more than n slots.
+  if (n < length_) {
+    length_ = n;
+    validity_.resize(static_cast<size_t>((n + 7) >> 3));
+    const size_t width = fixed_width(type_->kind);
+    if (width != 0) values_.resize(static_cast<size_t>(n) * width);
+    if (type_->kind == Kind::Bool) values_.resize(validity_.size());
+    if (has_offsets(type_->kind)) offsets_.resize(static_cast<size_t>(n) + 1);
+    if (type_->kind == Kind::Utf8) data_.resize(static_cast<size_t>(offsets_.back()));
+  }
+  switch (type_->kind) {
+    case Kind::Utf8:
+      data_.resize(static_cast<size_t>(offsets_.back()));
+      break;
+    case Kind::List:
+    case Kind::Map:
+      for (auto& child : children_) child->truncate(offsets_.back());
+      break;
+    case Kind::Struct:
+      for (auto& child : children_) child->truncate(length_);
+      break;
+    default:
+      break;
+  }
+}
+
+size_t ColumnBuilder::memory_usage() const {
+  size_t total = validity_.capacity() + values_.capacity() +
+                 offsets_.capacity() * sizeof(int32_t) + data_.capacity();
+  for (const auto& child : children_) total += child->memory_usage();
+  return total;
+}
+
+void ColumnBuilder::export_to(ArrowArray* out) {
+  auto owner = std::make_unique<ExportedArray>();
+  const int64_t length = length_;
+  const int64_t null_count = count_nulls(validity_, length_);
+  owner->validity = std::move(validity_);
+  owner->values = std::move(values_);
+  owner->offsets = std::move(offsets_);
+  owner->data = std::move(data_);
+  const void* validity = null_count == 0 ? nullptr : owner->validity.data();
+  owner->buffers.push_back(validity);
+  switch (type_->kind) {
+    case Kind::Utf8:
+      owner->buffers.push_back(owner->offsets.data());
+      owner->buffers.push_back(owner->data.data());
+      break;
+    case Kind::List:
+      owner->buffers.push_back(owner->offsets.data());
+      owner->child_arrays.resize(1);
+      children_[0]->export_to(&owner->child_arrays[0]);
+      break;
+    case Kind::Map: {
+      owner->buffers.push_back(owner->offsets.data());
+      // The entries struct: no validity of its own, keys and values as children.
+      auto entries = std::make_unique<ExportedArray>();
+      entries->buffers.push_back(nullptr);
+      entries->child_arrays.resize(2);
+      children_[0]->export_to(&entries->child_arrays[0]);
+      children_[1]->export_to(&entries->child_arrays[1]);
+      const int64_t entry_count = entries->child_arrays[0].length;
+      owner->child_arrays.resize(1);
+      fill_array(&owner->child_arrays[0], std::move(entries), entry_count, 0);
+      break;
+    }
+    case Kind::Struct:
+      owner->child_arrays.resize(children_.size());
+      for (size_t i = 0; i < children_.size(); ++i) {
+        children_[i]->export_to(&owner->child_arrays[i]);
+      }
+      break;
+    default:
+      owner->buffers.push_back(owner->values.data());
+      break;
+  }
+  fill_array(out, std::move(owner), length, null_count);
+  reset();
+}
+
+}  // namespace sliceflow::arrow

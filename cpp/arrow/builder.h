@@ -1,0 +1,89 @@
+// Column builders that write Arrow buffers directly and hand them to Python through the C
+// Data Interface. One builder per node of the target type; rows are appended whole, and
+// truncate() takes back a partly written row (the JSON decoder's fallback relies on it).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "arrow/c_data.h"
+#include "arrow/type.h"
+
+namespace sliceflow::arrow {
+
+class ColumnBuilder {
+ public:
+  explicit ColumnBuilder(const Type& type);
+
+  const Type& type() const { return *type_; }
+  int64_t length() const { return length_; }
+  ColumnBuilder& child(size_t i) { return *children_[i]; }
+  size_t num_children() const { return children_.size(); }
+
+  void append_null();
+  void append_bool(bool v) {
+    set_valid();
+    const int64_t i = length_ - 1;
+    if (v) {
+      values_[static_cast<size_t>(i >> 3)] |= static_cast<uint8_t>(1u << (i & 7));
+    } else {
+      values_[static_cast<size_t>(i >> 3)] &= static_cast<uint8_t>(~(1u << (i & 7)));
+    }
+  }
+  // Fixed-width values; the caller has range-checked v against the column's width.
+  template <typename T>
+  void append_fixed(T v) {
+    set_valid();
+    const size_t at = values_.size();
+    values_.resize(at + sizeof(T));
+    std::memcpy(values_.data() + at, &v, sizeof(T));
+  }
+  void append_string(std::string_view s) {
+    set_valid();
+    data_.insert(data_.end(), s.begin(), s.end());
+    push_offset(data_.size());
+  }
+  // For values that are written piecewise (unescaped strings): append bytes to data(),
+  // then call finish_string().
+  std::vector<char>& data() { return data_; }
+  void finish_string() {
+    set_valid();
+    push_offset(data_.size());
+  }
+  // Lists and maps: append the elements to the child (map: to child(0) and child(1)), then
+  // close the slot.
+  void finish_list() {
+    set_valid();
+    push_offset(static_cast<size_t>(children_[0]->length()));
+  }
+  // Structs: every child must have been given exactly one value for this slot.
+  void finish_struct() { set_valid(); }
+
+  // Drops every slot from row n on, in this builder and its children.
+  void truncate(int64_t n);
+
+  // Moves the built column out into `out` (the builder is left empty and reusable).
+  void export_to(ArrowArray* out);
+
+  // Bytes held, for memory bounds.
+  size_t memory_usage() const;
+
+ private:
+  void set_valid();
+  void push_offset(size_t end);
+  void reset();
+
+  const Type* type_;
+  int64_t length_ = 0;
+  std::vector<uint8_t> validity_;
+  std::vector<uint8_t> values_;   // fixed-width values, or the bool bitmap
+  std::vector<int32_t> offsets_;  // utf8, list, map
+  std::vector<char> data_;        // utf8 bytes
+  std::vector<std::unique_ptr<ColumnBuilder>> children_;
+};
+
+}  // namespace sliceflow::arrow

@@ -1,0 +1,9 @@
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+namespace sliceflow::bindings {
+
+void register_json(pybind11::module_& m);
+
+}  // namespace sliceflow::bindings

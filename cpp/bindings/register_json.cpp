@@ -1,0 +1,165 @@
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "arrow/c_data.h"
+#include "arrow/input.h"
+#include "arrow/type.h"
+#include "bindings/register.h"
+#include "json/decoder.h"
+#include "json/errors.h"
+
+namespace py = pybind11;
+
+namespace sliceflow::bindings {
+namespace {
+
+template <typename T>
+T* capsule_pointer(const py::capsule& capsule, const char* name) {
+  void* p = PyCapsule_GetPointer(capsule.ptr(), name);
+  if (p == nullptr) {
+    PyErr_Clear();
+    throw std::invalid_argument(std::string("expected an Arrow PyCapsule named '") + name + "'");
+  }
+  return static_cast<T*>(p);
+}
+
+void release_array_capsule(PyObject* capsule) {
+  auto* array = static_cast<ArrowArray*>(PyCapsule_GetPointer(capsule, "arrow_array"));
+  if (array == nullptr) {
+    PyErr_Clear();
+    return;
+  }
+  std::unique_ptr<ArrowArray> owner(array);
+  if (owner->release != nullptr) owner->release(owner.get());
+}
+
+py::capsule array_capsule(std::unique_ptr<ArrowArray> array) {
+  PyObject* capsule = PyCapsule_New(array.get(), "arrow_array", release_array_capsule);
+  if (capsule == nullptr) throw py::error_already_set();
+  array.release();
+  return py::reinterpret_steal<py::capsule>(capsule);
+}
+
+bool flag(const std::map<std::string, std::string>& options, const char* key, bool fallback) {
+  const auto it = options.find(key);
+  if (it == options.end()) return fallback;
+  if (it->second == "true") return true;
+  if (it->second == "false") return false;
+  throw std::invalid_argument(std::string("option '") + key + "' must be 'true' or 'false', got '" +
+                              it->second + "'");
+}
+
+std::string text(const std::map<std::string, std::string>& options, const char* key) {
+  const auto it = options.find(key);
+  return it == options.end() ? std::string() : it->second;
+}
+
+// Options arrive normalised by sliceflow.json (names, defaults and validation live there).
+json::Options make_options(const std::map<std::string, std::string>& options) {
+  json::Options out;
+  const std::string mode = text(options, "mode");
+  if (mode.empty() || mode == "PERMISSIVE") {
+    out.mode = json::Mode::Permissive;
+  } else if (mode == "FAILFAST") {
+    out.mode = json::Mode::FailFast;
+  } else {
+    throw std::invalid_argument("unsupported mode '" + mode + "'");
+  }
+  const std::string corrupt = text(options, "corrupt_column_index");
+  out.corrupt_column = corrupt.empty() ? -1 : std::stoi(corrupt);
+  out.allow_single_quotes = flag(options, "allowSingleQuotes", true);
+  out.allow_non_numeric_numbers = flag(options, "allowNonNumericNumbers", true);
+  out.allow_numeric_leading_zeros = flag(options, "allowNumericLeadingZeros", false);
+  out.allow_unquoted_field_names = flag(options, "allowUnquotedFieldNames", false);
+  out.allow_comments = flag(options, "allowComments", false);
+  out.allow_backslash_escaping_any_character = flag(options, "allowBackslashEscapingAnyCharacter", false);
+  out.allow_unquoted_control_chars = flag(options, "allowUnquotedControlChars", false);
+  out.timestamp_format = text(options, "timestampFormat");
+  out.timestamp_ntz_format = text(options, "timestampNTZFormat");
+  out.date_format = text(options, "dateFormat");
+  const std::string offset = text(options, "utc_offset_seconds");
+  out.utc_offset_seconds = offset.empty() ? 0 : std::stoll(offset);
+  return out;
+}
+
+class PyDecoder {
+ public:
+  PyDecoder(const py::capsule& schema, const std::map<std::string, std::string>& options)
+      : decoder_(arrow::type_from_schema(*capsule_pointer<ArrowSchema>(schema, "arrow_schema")),
+                 make_options(options)) {}
+
+  void decode_array(const py::capsule& schema, const py::capsule& array) {
+    const auto* s = capsule_pointer<ArrowSchema>(schema, "arrow_schema");
+    const auto* a = capsule_pointer<ArrowArray>(array, "arrow_array");
+    const arrow::StringArrayView view(*s, *a);
+    py::gil_scoped_release release;
+    decoder_.decode_array(view);
+  }
+
+  void decode_lines(const py::buffer& data) {
+    const py::buffer_info info = data.request();
+    if (info.ndim != 1 || info.itemsize != 1) {
+      throw std::invalid_argument("NDJSON input must be a contiguous bytes-like object");
+    }
+    const std::string_view buffer(static_cast<const char*>(info.ptr), static_cast<size_t>(info.size));
+    py::gil_scoped_release release;
+    decoder_.decode_lines(buffer, buffer.size());
+  }
+
+  py::capsule finish() {
+    auto array = std::make_unique<ArrowArray>();
+    decoder_.finish(array.get());
+    return array_capsule(std::move(array));
+  }
+
+  int64_t pending_rows() const { return decoder_.pending_rows(); }
+  size_t memory_usage() const { return decoder_.memory_usage(); }
+
+  py::dict stats() const {
+    const json::DecodeStats& s = decoder_.stats();
+    py::dict d;
+    d["rows"] = s.rows;
+    d["fast_rows"] = s.fast_rows;
+    d["reference_rows"] = s.reference_rows;
+    d["partial_rows"] = s.partial_rows;
+    d["malformed_rows"] = s.malformed_rows;
+    return d;
+  }
+
+ private:
+  json::Decoder decoder_;
+};
+
+}  // namespace
+
+void register_json(py::module_& m) {
+  static py::exception<json::MalformedRecord> malformed(m, "MalformedRecordError", PyExc_ValueError);
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const json::MalformedRecord& e) {
+      py::set_error(malformed, e.what());
+    }
+  });
+
+  py::class_<PyDecoder>(m, "Decoder",
+                        "Decodes JSON documents into rows of a target Arrow schema, as Spark's "
+                        "from_json does. Rows accumulate until finish().")
+      .def(py::init<const py::capsule&, const std::map<std::string, std::string>&>(),
+           py::arg("schema_capsule"), py::arg("options"))
+      .def("decode_array", &PyDecoder::decode_array, py::arg("schema_capsule"),
+           py::arg("array_capsule"), "Decode each element of a string/binary array.")
+      .def("decode_lines", &PyDecoder::decode_lines, py::arg("data"),
+           "Decode NDJSON text, one document per line; blank lines are skipped.")
+      .def("finish", &PyDecoder::finish, "Export the decoded rows as an 'arrow_array' capsule.")
+      .def_property_readonly("pending_rows", &PyDecoder::pending_rows)
+      .def_property_readonly("memory_usage", &PyDecoder::memory_usage)
+      .def_property_readonly("stats", &PyDecoder::stats);
+}
+
+}  // namespace sliceflow::bindings

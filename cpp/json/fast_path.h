@@ -1,0 +1,41 @@
+// The simdjson fast path: strict, fully validating DOM parse of one document, written
+// straight into the builders. Whenever Spark's answer could differ from the plain reading
+// (lenient syntax, a value that fails to convert, numbers whose text matters), it declines
+// and the row is decoded again by SparkConverter.
+#pragma once
+
+#include <simdjson.h>
+
+#include <optional>
+#include <string_view>
+
+#include "arrow/builder.h"
+#include "arrow/type.h"
+#include "json/datetime.h"
+#include "json/options.h"
+
+namespace sliceflow::json {
+
+class FastPath {
+ public:
+  FastPath(const arrow::Type& row_type, const Options& options);
+
+  // Appends one row and returns true, or returns false having appended nothing that the
+  // caller must keep (it truncates the row builder back). `readable` is how many bytes
+  // may be read from doc.data() (simdjson reads up to SIMDJSON_PADDING past the end).
+  bool decode(std::string_view doc, size_t readable, arrow::ColumnBuilder& row);
+
+ private:
+  bool value(simdjson::dom::element element, const arrow::Type& type, arrow::ColumnBuilder& out);
+  bool object(simdjson::dom::object object, const arrow::Type& type, arrow::ColumnBuilder& out,
+              bool is_root);
+
+  const arrow::Type& row_type_;
+  const Options& options_;
+  simdjson::dom::parser parser_;
+  std::optional<DateTimePattern> timestamp_pattern_;
+  std::optional<DateTimePattern> date_pattern_;
+  bool enabled_ = true;
+};
+
+}  // namespace sliceflow::json

@@ -1,0 +1,33 @@
+// Spark's JSON options that change how a document is read, already validated by Python.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace sliceflow::json {
+
+enum class Mode : uint8_t { Permissive, FailFast };
+
+struct Options {
+  Mode mode = Mode::Permissive;
+  int corrupt_column = -1;  // top-level field that receives a malformed row's text, or -1
+  bool allow_single_quotes = true;
+  bool allow_non_numeric_numbers = true;
+  bool allow_numeric_leading_zeros = false;
+  bool allow_unquoted_field_names = false;
+  bool allow_comments = false;
+  bool allow_backslash_escaping_any_character = false;
+  bool allow_unquoted_control_chars = false;
+  // Empty means Spark's default pattern with its lenient fallback parser.
+  std::string timestamp_format;
+  std::string timestamp_ntz_format;
+  std::string date_format;
+  // Seconds east of UTC used for timestamps without an offset (Spark's session time zone,
+  // resolved by Python to a fixed offset).
+  int64_t utc_offset_seconds = 0;
+  // Jackson's StreamReadConstraints defaults in the version Spark ships.
+  int max_nesting_depth = 1000;
+  int max_number_length = 1000;
+};
+
+}  // namespace sliceflow::json

@@ -1,0 +1,585 @@
+#include "json/spark_converter.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "json/errors.h"
+#include "json/numbers.h"
+
+namespace sliceflow::json {
+
+using arrow::ColumnBuilder;
+using arrow::Kind;
+using arrow::Type;
+
+namespace {
+
+const char* token_name(Token token) {
+  switch (token) {
+    case Token::StartObject:
+      return "START_OBJECT";
+    case Token::EndObject:
+      return "END_OBJECT";
+    case Token::StartArray:
+      return "START_ARRAY";
+    case Token::EndArray:
+      return "END_ARRAY";
+    case Token::FieldName:
+      return "FIELD_NAME";
+    case Token::String:
+      return "VALUE_STRING";
+    case Token::NumberInt:
+      return "VALUE_NUMBER_INT";
+    case Token::NumberFloat:
+      return "VALUE_NUMBER_FLOAT";
+    case Token::True:
+      return "VALUE_TRUE";
+    case Token::False:
+      return "VALUE_FALSE";
+    case Token::Null:
+      return "VALUE_NULL";
+    default:
+      return "END_OF_INPUT";
+  }
+}
+
+const char* type_name(const Type& type) {
+  switch (type.kind) {
+    case Kind::Bool:
+      return "BOOLEAN";
+    case Kind::Int8:
+      return "TINYINT";
+    case Kind::Int16:
+      return "SMALLINT";
+    case Kind::Int32:
+      return "INT";
+    case Kind::Int64:
+      return "BIGINT";
+    case Kind::Float32:
+      return "FLOAT";
+    case Kind::Float64:
+      return "DOUBLE";
+    case Kind::Decimal128:
+      return "DECIMAL";
+    case Kind::Utf8:
+      return "STRING";
+    case Kind::Date32:
+      return "DATE";
+    case Kind::TimestampUs:
+      return type.is_ntz() ? "TIMESTAMP_NTZ" : "TIMESTAMP";
+    case Kind::List:
+      return "ARRAY";
+    case Kind::Struct:
+      return "STRUCT";
+    case Kind::Map:
+      return "MAP";
+  }
+  return "?";
+}
+
+// The integer value of a VALUE_NUMBER_INT token within [lo, hi], as Jackson's getXxxValue.
+int64_t integer_in(const Reader& reader, int64_t lo, int64_t hi, const char* what) {
+  int64_t v = 0;
+  if (!parse_int64(reader.text(), v) || v < lo || v > hi) {
+    throw ConversionError("Numeric value (" + std::string(reader.text()) + ") out of range of " +
+                          what);
+  }
+  return v;
+}
+
+// The text Jackson's generator writes for an integer token: canonical decimal digits.
+void canonical_integer(std::string_view text, std::string& out) {
+  bool negative = false;
+  if (!text.empty() && (text[0] == '-' || text[0] == '+')) {
+    negative = text[0] == '-';
+    text.remove_prefix(1);
+  }
+  while (text.size() > 1 && text[0] == '0') text.remove_prefix(1);
+  if (negative && text != "0") out.push_back('-');
+  out.append(text);
+}
+
+bool is_surrogate_at(std::string_view s, size_t i) {
+  return static_cast<unsigned char>(s[i]) == 0xED && i + 2 < s.size() &&
+         static_cast<unsigned char>(s[i + 1]) >= 0xA0;
+}
+
+void append_hex_unit(uint32_t unit, std::string& out) {
+  static const char* hex = "0123456789ABCDEF";
+  out += "\\u";
+  for (int shift = 12; shift >= 0; shift -= 4) out.push_back(hex[(unit >> shift) & 15]);
+}
+
+// Jackson's generator: short escapes for the usual control characters, \u00XX for the rest,
+// supplementary characters and lone surrogates as escaped UTF-16 units, the rest as UTF-8.
+void append_quoted(std::string_view s, std::string& out) {
+  out.push_back('"');
+  for (size_t i = 0; i < s.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        if (c < 0x20) {
+          append_hex_unit(c, out);
+        } else if (c >= 0xF0 && i + 3 < s.size()) {
+          const uint32_t cp = ((c & 0x07u) << 18) | ((static_cast<unsigned char>(s[i + 1]) & 0x3Fu) << 12) |
+                              ((static_cast<unsigned char>(s[i + 2]) & 0x3Fu) << 6) |
+                              (static_cast<unsigned char>(s[i + 3]) & 0x3Fu);
+          append_hex_unit(0xD800 + ((cp - 0x10000) >> 10), out);
+          append_hex_unit(0xDC00 + ((cp - 0x10000) & 0x3FF), out);
+          i += 3;
+        } else if (is_surrogate_at(s, i)) {
+          const uint32_t unit = 0xD000u | ((static_cast<unsigned char>(s[i + 1]) & 0x3Fu) << 6) |
+                                (static_cast<unsigned char>(s[i + 2]) & 0x3Fu);
+          append_hex_unit(unit, out);
+          i += 2;
+        } else {
+          out.push_back(static_cast<char>(c));
+        }
+    }
+  }
+  out.push_back('"');
+}
+
+// The string Spark stores: lone surrogates (kept by the Reader in WTF-8) become '?', as
+// Java's String.getBytes(UTF_8) writes them.
+std::string_view java_utf8(std::string_view s, std::string& buffer) {
+  size_t i = 0;
+  while (i < s.size() && !is_surrogate_at(s, i)) ++i;
+  if (i == s.size()) return s;
+  buffer.assign(s.data(), i);
+  while (i < s.size()) {
+    if (is_surrogate_at(s, i)) {
+      buffer.push_back('?');
+      i += 3;
+    } else {
+      buffer.push_back(s[i++]);
+    }
+  }
+  return buffer;
+}
+
+}  // namespace
+
+SparkConverter::SparkConverter(const Type& row_type, const Options& options)
+    : row_type_(row_type), options_(options) {
+  if (!options.timestamp_format.empty()) {
+    timestamp_pattern_ = DateTimePattern::compile(options.timestamp_format);
+  }
+  if (!options.timestamp_ntz_format.empty()) {
+    timestamp_ntz_pattern_ = DateTimePattern::compile(options.timestamp_ntz_format);
+  }
+  if (!options.date_format.empty()) {
+    date_pattern_ = DateTimePattern::compile(options.date_format);
+  }
+}
+
+int SparkConverter::field_index(const Type& type, const std::string* name, bool is_root) const {
+  if (name == nullptr) return -1;
+  // Spark's StructType.getFieldIndex keeps the last of duplicate names.
+  for (size_t i = type.children.size(); i-- > 0;) {
+    if (is_root && static_cast<int>(i) == options_.corrupt_column) continue;
+    if (type.children[i]->name == *name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+void SparkConverter::failed_conversion(Reader& reader, Token token, const Type& type) {
+  if (token == Token::String && reader.text().empty()) {
+    throw ConversionError(std::string("Failed to parse an empty string for data type ") +
+                          type_name(type));
+  }
+  const std::string* name = reader.current_name();
+  throw ConversionError("Cannot parse the field name " + (name ? "'" + *name + "'" : "null") +
+                        " and the value " + std::string(reader.text()) + " of the JSON token type " +
+                        token_name(token) + " to target Spark data type " + type_name(type));
+}
+
+bool SparkConverter::convert_value(Reader& reader, const Type& type, ColumnBuilder& out) {
+  Token token = reader.current();
+  while (token == Token::FieldName) token = reader.next();
+  if (token == Token::None || token == Token::Null) {
+    out.append_null();
+    return false;
+  }
+  switch (type.kind) {
+    case Kind::Bool:
+      if (token == Token::True || token == Token::False) {
+        out.append_bool(token == Token::True);
+        return false;
+      }
+      break;
+    case Kind::Int8:
+      if (token == Token::NumberInt) {
+        // Jackson's getByteValue accepts -128..255 and wraps 128..255 to negative bytes.
+        const int64_t v = integer_in(reader, -128, 255, "Java byte");
+        out.append_fixed<int8_t>(static_cast<int8_t>(static_cast<uint8_t>(v & 0xFF)));
+        return false;
+      }
+      break;
+    case Kind::Int16:
+      if (token == Token::NumberInt) {
+        out.append_fixed<int16_t>(static_cast<int16_t>(integer_in(reader, -32768, 32767, "Java short")));
+        return false;
+      }
+      break;
+    case Kind::Int32:
+      if (token == Token::NumberInt) {
+        out.append_fixed<int32_t>(static_cast<int32_t>(integer_in(
+            reader, std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max(), "int")));
+        return false;
+      }
+      break;
+    case Kind::Int64:
+      if (token == Token::NumberInt) {
+        out.append_fixed<int64_t>(integer_in(reader, std::numeric_limits<int64_t>::min(),
+                                             std::numeric_limits<int64_t>::max(), "long"));
+        return false;
+      }
+      break;
+    case Kind::Float32:
+    case Kind::Float64: {
+      double value = 0;
+      bool ok = false;
+      if (token == Token::NumberInt || token == Token::NumberFloat) {
+        if (reader.is_non_numeric()) {
+          const int sign = reader.non_numeric_sign();
+          value = sign == 0 ? std::numeric_limits<double>::quiet_NaN()
+                            : sign * std::numeric_limits<double>::infinity();
+        } else if (type.kind == Kind::Float32) {
+          out.append_fixed<float>(parse_float(reader.text()));
+          return false;
+        } else {
+          value = parse_double(reader.text());
+        }
+        ok = true;
+      } else if (token == Token::String && !reader.text().empty() && options_.allow_non_numeric_numbers) {
+        const std::string_view t = reader.text();
+        if (t == "NaN") {
+          value = std::numeric_limits<double>::quiet_NaN();
+          ok = true;
+        } else if (t == "+INF" || t == "+Infinity" || t == "Infinity") {
+          value = std::numeric_limits<double>::infinity();
+          ok = true;
+        } else if (t == "-INF" || t == "-Infinity") {
+          value = -std::numeric_limits<double>::infinity();
+          ok = true;
+        }
+      }
+      if (ok) {
+        if (type.kind == Kind::Float32) {
+          out.append_fixed<float>(static_cast<float>(value));
+        } else {
+          out.append_fixed<double>(value);
+        }
+        return false;
+      }
+      if (token == Token::String && !reader.text().empty()) {
+        throw ConversionError("Cannot parse the string '" + std::string(reader.text()) + "' as " +
+                              type_name(type));
+      }
+      break;
+    }
+    case Kind::Decimal128: {
+      int128 unscaled = 0;
+      if (token == Token::NumberInt || token == Token::NumberFloat) {
+        if (reader.is_non_numeric() ||
+            !parse_decimal(reader.text(), type.precision, type.scale, unscaled)) {
+          throw ConversionError("Decimal value " + std::string(reader.text()) +
+                                " does not fit DECIMAL(" + std::to_string(type.precision) + "," +
+                                std::to_string(type.scale) + ")");
+        }
+        out.append_fixed<int128>(unscaled);
+        return false;
+      }
+      if (token == Token::String && !reader.text().empty()) {
+        // Spark's decimal parser for the default locale drops grouping commas.
+        std::string cleaned;
+        for (const char c : reader.text()) {
+          if (c != ',') cleaned.push_back(c);
+        }
+        if (!parse_decimal(cleaned, type.precision, type.scale, unscaled)) {
+          throw ConversionError("Cannot parse the string '" + std::string(reader.text()) +
+                                "' as DECIMAL");
+        }
+        out.append_fixed<int128>(unscaled);
+        return false;
+      }
+      break;
+    }
+    case Kind::Utf8:
+      convert_string(reader, token, out);
+      return false;
+    case Kind::Date32:
+      if (token == Token::String && !reader.text().empty()) {
+        convert_date(reader.text(), out);
+        return false;
+      }
+      break;
+    case Kind::TimestampUs:
+      if (token == Token::String && !reader.text().empty()) {
+        convert_timestamp(reader.text(), type, out);
+        return false;
+      }
+      if (token == Token::NumberInt && !type.is_ntz()) {
+        const int64_t seconds = integer_in(reader, std::numeric_limits<int64_t>::min(),
+                                           std::numeric_limits<int64_t>::max(), "long");
+        out.append_fixed<int64_t>(json_integer_seconds_to_micros(seconds));
+        return false;
+      }
+      break;
+    case Kind::List:
+      if (token == Token::StartArray) return convert_array(reader, type, out);
+      break;
+    case Kind::Struct:
+      if (token == Token::StartObject) return convert_object(reader, type, out, false);
+      break;
+    case Kind::Map:
+      if (token == Token::StartObject) return convert_map(reader, type, out);
+      break;
+  }
+  failed_conversion(reader, token, type);
+}
+
+void SparkConverter::convert_string(Reader& reader, Token token, ColumnBuilder& out) {
+  if (token == Token::String) {
+    out.append_string(java_utf8(reader.text(), copy_buffer_));
+    return;
+  }
+  // from_json reads through a java.io.Reader, so Spark re-writes the value with Jackson's
+  // generator instead of copying its bytes.
+  copy_buffer_.clear();
+  copy_structure(reader, token, copy_buffer_);
+  out.append_string(copy_buffer_);
+}
+
+void SparkConverter::copy_structure(Reader& reader, Token token, std::string& out) {
+  switch (token) {
+    case Token::StartObject: {
+      out.push_back('{');
+      bool first = true;
+      for (Token t = reader.next(); t != Token::EndObject; t = reader.next()) {
+        if (!first) out.push_back(',');
+        first = false;
+        append_quoted(reader.text(), out);
+        out.push_back(':');
+        copy_structure(reader, reader.next(), out);
+      }
+      out.push_back('}');
+      return;
+    }
+    case Token::StartArray: {
+      out.push_back('[');
+      bool first = true;
+      for (Token t = reader.next(); t != Token::EndArray; t = reader.next()) {
+        if (!first) out.push_back(',');
+        first = false;
+        copy_structure(reader, t, out);
+      }
+      out.push_back(']');
+      return;
+    }
+    case Token::String:
+      append_quoted(reader.text(), out);
+      return;
+    case Token::NumberInt:
+      canonical_integer(reader.text(), out);
+      return;
+    case Token::NumberFloat:
+      if (reader.is_non_numeric()) {
+        // Jackson quotes non-numeric numbers when it writes them.
+        const int sign = reader.non_numeric_sign();
+        out += sign == 0 ? "\"NaN\"" : (sign > 0 ? "\"Infinity\"" : "\"-Infinity\"");
+      } else {
+        format_java_double(parse_double(reader.text()), out);
+      }
+      return;
+    case Token::True:
+      out += "true";
+      return;
+    case Token::False:
+      out += "false";
+      return;
+    case Token::Null:
+      out += "null";
+      return;
+    default:
+      throw SyntaxError("Unexpected token while copying a JSON value");
+  }
+}
+
+void SparkConverter::convert_date(std::string_view text, ColumnBuilder& out) {
+  int32_t days = 0;
+  if (date_pattern_) {
+    // A user-given pattern disables Spark's fallback parsers.
+    if (!date_pattern_->parse_date(text, days)) {
+      throw ConversionError("Text '" + std::string(text) + "' could not be parsed as a DATE");
+    }
+    out.append_fixed<int32_t>(days);
+    return;
+  }
+  if (json_default_parse_date(text, days)) {
+    out.append_fixed<int32_t>(days);
+    return;
+  }
+  throw ConversionError("Text '" + std::string(text) + "' could not be parsed as a DATE");
+}
+
+void SparkConverter::convert_timestamp(std::string_view text, const Type& type, ColumnBuilder& out) {
+  int64_t micros = 0;
+  bool ok = false;
+  if (type.is_ntz()) {
+    ok = timestamp_ntz_pattern_ ? timestamp_ntz_pattern_->parse_timestamp_ntz(text, micros)
+                                    : json_default_parse_timestamp_ntz(text, micros);
+  } else if (timestamp_pattern_) {
+    ok = timestamp_pattern_->parse_timestamp(text, options_.utc_offset_seconds, micros);
+  } else {
+    ok = json_default_parse_timestamp(text, options_.utc_offset_seconds, micros);
+  }
+  if (!ok) {
+    throw ConversionError("Text '" + std::string(text) + "' could not be parsed as a " +
+                          type_name(type));
+  }
+  out.append_fixed<int64_t>(micros);
+}
+
+bool SparkConverter::convert_object(Reader& reader, const Type& type, ColumnBuilder& out,
+                                    bool is_root) {
+  const int64_t slot = out.length();
+  bool bad = false;
+  for (Token t = reader.next(); t != Token::None && t != Token::EndObject; t = reader.next()) {
+    const int index = field_index(type, reader.current_name(), is_root);
+    if (index < 0) {
+      reader.skip_children();
+      continue;
+    }
+    ColumnBuilder& child = out.child(static_cast<size_t>(index));
+    child.truncate(slot);  // a repeated key replaces the earlier value, as row.update does
+    try {
+      if (convert_value(reader, *type.children[static_cast<size_t>(index)], child)) {
+        if (first_error_.empty()) first_error_ = "a nested value could not be converted";
+        bad = true;
+      }
+    } catch (const JsonError& e) {
+      child.truncate(slot);
+      if (first_error_.empty()) first_error_ = e.what();
+      bad = true;
+      reader.skip_children();
+    }
+  }
+  for (size_t i = 0; i < out.num_children(); ++i) {
+    if (out.child(i).length() == slot) out.child(i).append_null();
+  }
+  out.finish_struct();
+  return bad;
+}
+
+bool SparkConverter::convert_array(Reader& reader, const Type& type, ColumnBuilder& out) {
+  ColumnBuilder& elements = out.child(0);
+  const Type& element_type = *type.children[0];
+  bool partial = false;
+  for (Token t = reader.next(); t != Token::None && t != Token::EndArray; t = reader.next()) {
+    // Only partial values are caught here; any other failure ends the whole array.
+    if (convert_value(reader, element_type, elements)) partial = true;
+  }
+  out.finish_list();
+  return partial;
+}
+
+bool SparkConverter::convert_map(Reader& reader, const Type& type, ColumnBuilder& out) {
+  ColumnBuilder& keys = out.child(0);
+  ColumnBuilder& values = out.child(1);
+  const Type& value_type = *type.children[1];
+  if (map_keys_.size() <= map_depth_) map_keys_.resize(map_depth_ + 1);
+  std::string& key = map_keys_[map_depth_];
+  ++map_depth_;
+  struct DepthGuard {
+    size_t& depth;
+    ~DepthGuard() { --depth; }
+  } guard{map_depth_};
+  bool partial = false;
+  bool bad = false;
+  std::string bad_reason;
+  for (Token t = reader.next(); t != Token::None && t != Token::EndObject; t = reader.next()) {
+    const std::string* name = reader.current_name();
+    key.assign(name ? *name : std::string());
+    const int64_t before = values.length();
+    try {
+      if (convert_value(reader, value_type, values)) partial = true;
+      keys.append_string(java_utf8(key, copy_buffer_));
+    } catch (const JsonError& e) {
+      values.truncate(before);
+      if (!bad) bad_reason = e.what();
+      bad = true;
+      reader.skip_children();
+    }
+  }
+  out.finish_list();
+  // A value that failed outright invalidates the whole map, once its brace is consumed.
+  if (bad) throw ConversionError(bad_reason);
+  return partial;
+}
+
+RowOutcome SparkConverter::convert(std::string_view doc, ColumnBuilder& row, std::string& reason) {
+  const int64_t slot = row.length();
+  first_error_.clear();
+  map_depth_ = 0;
+  Reader reader(doc, options_);
+  try {
+    const Token token = reader.next();
+    if (token == Token::None) {
+      row.append_null();
+      return RowOutcome::Empty;
+    }
+    if (token == Token::StartObject) {
+      if (!convert_object(reader, row_type_, row, true)) return RowOutcome::Ok;
+      reason = first_error_;
+      if (options_.corrupt_column >= 0) {
+        ColumnBuilder& corrupt = row.child(static_cast<size_t>(options_.corrupt_column));
+        corrupt.truncate(slot);
+        corrupt.append_string(doc);
+      }
+      return RowOutcome::Partial;
+    }
+    if (token == Token::Null) throw ConversionError("Root converter returned null");
+    if (token == Token::StartArray) {
+      throw ConversionError("Parsing JSON arrays as structs is forbidden");
+    }
+    failed_conversion(reader, token, row_type_);
+  } catch (const JsonError& e) {
+    reason = e.what();
+  }
+  row.truncate(slot);
+  for (size_t i = 0; i < row.num_children(); ++i) {
+    if (static_cast<int>(i) == options_.corrupt_column) {
+      row.child(i).append_string(doc);
+    } else {
+      row.child(i).append_null();
+    }
+  }
+  row.finish_struct();
+  return RowOutcome::Malformed;
+}
+
+}  // namespace sliceflow::json

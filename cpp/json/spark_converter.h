@@ -1,0 +1,59 @@
+// Spark's JacksonParser, token for token: how from_json turns a JSON document into a row of
+// the target schema, including partial results, the corrupt-record column and the places
+// where Spark's control flow lets a failed value desynchronise the token stream.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "arrow/builder.h"
+#include "arrow/type.h"
+#include "json/datetime.h"
+#include "json/options.h"
+#include "json/reader.h"
+
+namespace sliceflow::json {
+
+enum class RowOutcome : uint8_t {
+  Ok,         // every field converted
+  Partial,    // some fields failed: the others are kept, the corrupt column holds the text
+  Malformed,  // the document is bad: all fields null, the corrupt column holds the text
+  Empty,      // no JSON value at all: the row itself is null
+};
+
+class SparkConverter {
+ public:
+  SparkConverter(const arrow::Type& row_type, const Options& options);
+
+  // Appends exactly one slot to `row`, a struct builder of `row_type`. `reason` receives the
+  // first error of a Partial or Malformed row.
+  RowOutcome convert(std::string_view doc, arrow::ColumnBuilder& row, std::string& reason);
+
+ private:
+  bool convert_value(Reader& reader, const arrow::Type& type, arrow::ColumnBuilder& out);
+  bool convert_object(Reader& reader, const arrow::Type& type, arrow::ColumnBuilder& out,
+                      bool is_root);
+  bool convert_array(Reader& reader, const arrow::Type& type, arrow::ColumnBuilder& out);
+  bool convert_map(Reader& reader, const arrow::Type& type, arrow::ColumnBuilder& out);
+  void convert_string(Reader& reader, Token token, arrow::ColumnBuilder& out);
+  void convert_date(std::string_view text, arrow::ColumnBuilder& out);
+  void convert_timestamp(std::string_view text, const arrow::Type& type, arrow::ColumnBuilder& out);
+  [[noreturn]] void failed_conversion(Reader& reader, Token token, const arrow::Type& type);
+  void copy_structure(Reader& reader, Token token, std::string& out);
+  int field_index(const arrow::Type& type, const std::string* name, bool is_root) const;
+
+  const arrow::Type& row_type_;
+  const Options& options_;
+  std::optional<DateTimePattern> timestamp_pattern_;
+  std::optional<DateTimePattern> timestamp_ntz_pattern_;
+  std::optional<DateTimePattern> date_pattern_;
+  std::string first_error_;
+  std::string copy_buffer_;
+  std::vector<std::string> map_keys_;  // one reusable key per map nesting level
+  size_t map_depth_ = 0;
+};
+
+}  // namespace sliceflow::json

@@ -1,0 +1,82 @@
+"""The sliceflow demo: decode a Nexmark bid stream on local Spark, with sliceflow and with
+Spark's own JSON readers, check that both give the same rows, and print the times.
+
+    bash scripts/demo.sh            # 500k bids
+    bash scripts/demo.sh 2000000    # more
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import time
+
+import sliceflow.spark as sfs
+from pyspark.sql import SparkSession
+from pyspark.sql import functions as F
+from sliceflow.testing import BID_DDL, write_bids
+
+
+def timed(label: str, df, results: list) -> None:
+    start = time.perf_counter()
+    df.write.format("noop").mode("overwrite").save()
+    results.append((label, time.perf_counter() - start))
+
+
+def main(n: int) -> None:
+    spark = (
+        SparkSession.builder.master("local[2]")
+        .appName("sliceflow-demo")
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.ui.enabled", "false")
+        .getOrCreate()
+    )
+    spark.sparkContext.setLogLevel("ERROR")
+    sfs.register(spark)
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = os.path.join(tmp, "bids")
+        t0 = time.perf_counter()
+        write_bids(folder, n, files=4)
+        size = sum(os.path.getsize(os.path.join(folder, f)) for f in os.listdir(folder))
+        print(
+            f"generated {n:,} Nexmark bids, {size / 1e6:.0f} MB of NDJSON in "
+            f"{time.perf_counter() - t0:.1f} s"
+        )
+
+        text = spark.read.text(folder)
+        spark_rows = text.select(F.from_json("value", BID_DDL).alias("b")).select("b.*")
+        sf_rows = text.select(sfs.from_json("value", BID_DDL).alias("b")).select("b.*")
+        spark_file = spark.read.schema(BID_DDL).json(folder)
+        sf_file = spark.read.format("sliceflow.json").schema(BID_DDL).load(folder)
+
+        print("\nsample (sliceflow.spark.from_json):")
+        sf_rows.show(5, truncate=40)
+
+        diff = sf_rows.exceptAll(spark_rows).count() + spark_rows.exceptAll(sf_rows).count()
+        diff_file = sf_file.exceptAll(spark_file).count() + spark_file.exceptAll(sf_file).count()
+        print(f"rows that differ from Spark: from_json {diff}, data source {diff_file}")
+
+        results: list = []
+        for _ in range(2):  # the first round warms the JVM and the Python workers up
+            results.clear()
+            timed("read.text + Spark from_json", spark_rows, results)
+            timed("read.text + sliceflow from_json", sf_rows, results)
+            timed("spark.read.json(schema)", spark_file, results)
+            timed("sliceflow.json data source", sf_file, results)
+        base = dict(results)
+        print(f"\n{f'job (local[2], {n:,} bids)':<40} {'time':>8} {'MB/s':>8} {'vs Spark':>9}")
+        pairs = {
+            "read.text + sliceflow from_json": "read.text + Spark from_json",
+            "sliceflow.json data source": "spark.read.json(schema)",
+        }
+        for label, seconds in results:
+            ratio = f"{base[pairs[label]] / seconds:.2f}x" if label in pairs else ""
+            print(f"{label:<40} {seconds:>7.2f}s {size / 1e6 / seconds:>8.0f} {ratio:>9}")
+    spark.stop()
+    if diff or diff_file:
+        sys.exit("sliceflow's rows differ from Spark's")
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 500_000)

@@ -1,0 +1,75 @@
+// libFuzzer harness for the JSON decoder: every input is decoded as one document and as
+// NDJSON, against a schema with every supported type, with the lenient options on and off.
+// Built by scripts/sanitize.sh with clang -fsanitize=fuzzer,address,undefined.
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string_view>
+
+#include "arrow/builder.h"
+#include "arrow/type.h"
+#include "json/decoder.h"
+
+namespace {
+
+using sliceflow::arrow::Kind;
+using sliceflow::arrow::Type;
+
+std::unique_ptr<Type> leaf(const char* name, Kind kind) {
+  auto t = std::make_unique<Type>();
+  t->name = name;
+  t->kind = kind;
+  return t;
+}
+
+std::unique_ptr<Type> row_type() {
+  auto row = leaf("", Kind::Struct);
+  for (auto [name, kind] : {std::pair{"b", Kind::Bool}, {"t", Kind::Int8}, {"s", Kind::Int16},
+                            {"i", Kind::Int32}, {"l", Kind::Int64}, {"f", Kind::Float32},
+                            {"d", Kind::Float64}, {"str", Kind::Utf8}, {"dt", Kind::Date32}}) {
+    row->children.push_back(leaf(name, kind));
+  }
+  auto dec = leaf("dec", Kind::Decimal128);
+  dec->precision = 20;
+  dec->scale = 4;
+  row->children.push_back(std::move(dec));
+  auto ts = leaf("ts", Kind::TimestampUs);
+  ts->timezone = "UTC";
+  row->children.push_back(std::move(ts));
+  row->children.push_back(leaf("ntz", Kind::TimestampUs));
+  auto list = leaf("arr", Kind::List);
+  auto inner = leaf("item", Kind::Struct);
+  inner->children.push_back(leaf("x", Kind::Int64));
+  inner->children.push_back(leaf("y", Kind::Utf8));
+  list->children.push_back(std::move(inner));
+  row->children.push_back(std::move(list));
+  auto map = leaf("m", Kind::Map);
+  map->children.push_back(leaf("key", Kind::Utf8));
+  auto values = leaf("value", Kind::List);
+  values->children.push_back(leaf("item", Kind::Float64));
+  map->children.push_back(std::move(values));
+  row->children.push_back(std::move(map));
+  row->children.push_back(leaf("_corrupt_record", Kind::Utf8));
+  return row;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size == 0) return 0;
+  sliceflow::json::Options options;
+  options.corrupt_column = 15;
+  const bool lenient = (data[0] & 1) != 0;
+  options.allow_comments = lenient;
+  options.allow_unquoted_field_names = lenient;
+  options.allow_numeric_leading_zeros = lenient;
+  options.allow_backslash_escaping_any_character = lenient;
+  options.allow_unquoted_control_chars = lenient;
+  const std::string_view text(reinterpret_cast<const char*>(data) + 1, size - 1);
+  sliceflow::json::Decoder decoder(row_type(), options);
+  decoder.decode_lines(text, text.size());
+  ArrowArray out{};
+  decoder.finish(&out);
+  out.release(&out);
+  return 0;
+}

@@ -1,0 +1,14 @@
+"""sliceflow: Flink SQL's streaming optimizations for PySpark, on a C++ core.
+
+Modules:
+
+* :mod:`sliceflow.json` -- decode JSON text into Arrow with simdjson, exactly as Spark's
+  ``from_json`` would (``decode``, ``read_ndjson``, ``iter_ndjson``).
+* :mod:`sliceflow.spark` -- the PySpark wiring: ``from_json`` as a drop-in Column function and
+  the ``sliceflow.json`` data source (``register(spark)``).
+"""
+
+from sliceflow.json import MalformedRecordError, decode, iter_ndjson, read_ndjson
+
+__all__ = ["MalformedRecordError", "decode", "iter_ndjson", "read_ndjson", "__version__"]
+__version__ = "0.1.0"

@@ -1,0 +1,162 @@
+"""Spark's JSON reader options, normalised for the C++ decoder."""
+
+from __future__ import annotations
+
+import datetime as _dt
+from collections.abc import Mapping
+from typing import Any
+
+import pyarrow as pa
+
+DEFAULT_CORRUPT_COLUMN = "_corrupt_record"
+
+_BOOLEAN_OPTIONS = {
+    "allowsinglequotes": "allowSingleQuotes",
+    "allownonnumericnumbers": "allowNonNumericNumbers",
+    "allownumericleadingzeros": "allowNumericLeadingZeros",
+    "allowunquotedfieldnames": "allowUnquotedFieldNames",
+    "allowcomments": "allowComments",
+    "allowbackslashescapinganycharacter": "allowBackslashEscapingAnyCharacter",
+    "allowunquotedcontrolchars": "allowUnquotedControlChars",
+}
+_FORMAT_OPTIONS = {
+    "timestampformat": "timestampFormat",
+    "timestampntzformat": "timestampNTZFormat",
+    "dateformat": "dateFormat",
+}
+# Options that only steer schema inference or writing: accepted and without effect, as in Spark.
+_IGNORED = {
+    "primitivesasstring_false",
+    "prefersdecimal",
+    "dropfieldifallnull",
+    "samplingratio",
+    "compression",
+    "ignorenullfields",
+    "inferschema",
+    "pretty",
+    "timezone_handled",
+}
+# Options whose effect sliceflow does not reproduce: refused rather than silently wrong.
+_UNSUPPORTED = {
+    "primitivesasstring": "primitivesAsString",
+    "multiline": "multiLine",
+    "enabledatetimeparsingfallback": "enableDateTimeParsingFallback",
+    "singlevariantcolumn": "singleVariantColumn",
+    "allowtrailingcomma": "allowTrailingComma",
+}
+
+
+class OptionError(ValueError):
+    """A JSON option value sliceflow cannot honour."""
+
+
+def _as_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _fixed_offset_seconds(zone: str) -> int:
+    """The UTC offset of ``zone``; zones with daylight-saving rules are refused."""
+    text = zone.strip()
+    if text.upper() in ("UTC", "Z", "GMT", "UT", "ETC/UTC", "ETC/GMT"):
+        return 0
+    import re
+
+    m = re.fullmatch(r"(?:UTC|GMT|UT)?([+-])(\d{1,2})(?::?(\d{2}))?(?::?(\d{2}))?", text)
+    if m:
+        sign = -1 if m.group(1) == "-" else 1
+        h, mi, s = int(m.group(2)), int(m.group(3) or 0), int(m.group(4) or 0)
+        return sign * (h * 3600 + mi * 60 + s)
+    try:
+        from zoneinfo import ZoneInfo
+    except ImportError:  # pragma: no cover - Python < 3.9
+        raise OptionError(f"time zone {zone!r} needs the zoneinfo module") from None
+    try:
+        tz = ZoneInfo(text)
+    except Exception as exc:
+        raise OptionError(f"unknown time zone {zone!r}") from exc
+    probes = [
+        _dt.datetime(year, month, 15, tzinfo=tz)
+        for year in (1900, 1970, 2000, 2030)
+        for month in (1, 4, 7, 10)
+    ]
+    offsets = {p.utcoffset() for p in probes}
+    if len(offsets) != 1:
+        raise OptionError(
+            f"time zone {zone!r} has changing UTC offsets (daylight saving or history); "
+            "sliceflow decodes TIMESTAMP fields with fixed-offset zones only: set the option "
+            "'timeZone' (or spark.sql.session.timeZone) to e.g. 'UTC' or '+02:00'"
+        )
+    offset = offsets.pop()
+    return int(offset.total_seconds()) if offset is not None else 0
+
+
+def _has_local_timestamp(dtype: pa.DataType) -> bool:
+    if pa.types.is_timestamp(dtype):
+        return dtype.tz is not None
+    if pa.types.is_struct(dtype):
+        return any(_has_local_timestamp(f.type) for f in dtype)
+    if pa.types.is_list(dtype):
+        return _has_local_timestamp(dtype.value_type)
+    if pa.types.is_map(dtype):
+        return _has_local_timestamp(dtype.item_type)
+    return False
+
+
+def normalize(
+    options: Mapping[str, Any] | None,
+    schema: pa.Schema,
+    *,
+    default_time_zone: str = "UTC",
+    default_corrupt_column: str = DEFAULT_CORRUPT_COLUMN,
+) -> dict[str, str]:
+    """Validates Spark JSON options (names are case-insensitive) into the C++ decoder's form."""
+    out: dict[str, str] = {}
+    corrupt_name = default_corrupt_column
+    time_zone = default_time_zone
+    for key, raw in (options or {}).items():
+        lower = key.lower()
+        value = _as_text(raw)
+        if lower == "mode":
+            mode = value.upper()
+            if mode not in ("PERMISSIVE", "FAILFAST"):
+                raise OptionError(
+                    f"from_json supports the modes PERMISSIVE and FAILFAST, not {value!r} "
+                    "(as Spark's from_json)"
+                )
+            out["mode"] = mode
+        elif lower == "columnnameofcorruptrecord":
+            corrupt_name = value
+        elif lower == "timezone":
+            time_zone = value
+        elif lower in _BOOLEAN_OPTIONS:
+            if value.lower() not in ("true", "false"):
+                raise OptionError(f"option {key!r} must be true or false, got {raw!r}")
+            out[_BOOLEAN_OPTIONS[lower]] = value.lower()
+        elif lower in _FORMAT_OPTIONS:
+            out[_FORMAT_OPTIONS[lower]] = value
+        elif lower in _UNSUPPORTED:
+            if lower == "primitivesasstring" and value.lower() == "false":
+                continue
+            if lower == "multiline" and value.lower() == "false":
+                continue
+            raise OptionError(f"sliceflow does not support the JSON option {_UNSUPPORTED[lower]!r}")
+        elif lower == "encoding" or lower == "charset":
+            if value.replace("-", "").upper() != "UTF8":
+                raise OptionError("sliceflow reads UTF-8 JSON only")
+        elif lower == "locale":
+            if value not in ("en-US", "en_US"):
+                raise OptionError("sliceflow parses numbers and dates with the en-US locale only")
+        # Every other option is ignored, as Spark ignores options it does not know.
+    names = schema.names
+    if corrupt_name in names:
+        field = schema.field(corrupt_name)
+        if field.type != pa.string() or not field.nullable:
+            raise OptionError(
+                f"the corrupt record column {corrupt_name!r} must be a nullable STRING field"
+            )
+        out["corrupt_column_index"] = str(names.index(corrupt_name))
+    if any(_has_local_timestamp(f.type) for f in schema):
+        out["utc_offset_seconds"] = str(_fixed_offset_seconds(time_zone))
+    return out

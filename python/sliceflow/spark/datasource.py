@@ -1,0 +1,129 @@
+"""The ``sliceflow.json`` Spark data source: NDJSON files decoded where they are read.
+
+>>> import sliceflow.spark
+>>> sliceflow.spark.register(spark)  # doctest: +SKIP
+>>> reader = spark.read.format("sliceflow.json")  # doctest: +SKIP
+>>> df = reader.schema("auction BIGINT, price BIGINT").load(path)  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+from pyspark.sql import SparkSession
+from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
+from pyspark.sql.types import StructType
+
+from sliceflow._options import normalize
+from sliceflow.spark._types import resolve_schema, session_time_zone
+
+#: Split size when the session does not set spark.sql.files.maxPartitionBytes.
+DEFAULT_SPLIT_BYTES = 128 << 20
+
+
+@dataclass
+class FileSplit(InputPartition):
+    """Lines that start in [start, end) of one file."""
+
+    path: str
+    start: int
+    end: int
+
+
+def _list_files(path: str) -> list[str]:
+    if os.path.isfile(path):
+        return [path]
+    if not os.path.isdir(path):
+        raise FileNotFoundError(f"sliceflow.json: no such file or directory: {path}")
+    files = []
+    for root, dirs, names in os.walk(path):
+        # Spark skips hidden and metadata entries (names starting with '.' or '_').
+        dirs[:] = sorted(d for d in dirs if not d.startswith((".", "_")))
+        files.extend(os.path.join(root, n) for n in sorted(names) if not n.startswith((".", "_")))
+    return files
+
+
+def _split_bytes(spark: Any) -> int:
+    if spark is None:
+        return DEFAULT_SPLIT_BYTES
+    value = spark.conf.get("spark.sql.files.maxPartitionBytes", str(DEFAULT_SPLIT_BYTES))
+    text = str(value).strip().lower()
+    units = {
+        "b": 1,
+        "k": 1 << 10,
+        "kb": 1 << 10,
+        "m": 1 << 20,
+        "mb": 1 << 20,
+        "g": 1 << 30,
+        "gb": 1 << 30,
+    }
+    for unit in sorted(units, key=len, reverse=True):
+        if text.endswith(unit):
+            return int(float(text[: -len(unit)]) * units[unit])
+    return int(text)
+
+
+class JsonDataSourceReader(DataSourceReader):
+    def __init__(self, options: dict[str, str], schema: StructType) -> None:
+        self.options = dict(options)
+        path = self.options.pop("path", None)
+        if not path:
+            raise ValueError(
+                "sliceflow.json needs a path: spark.read.format('sliceflow.json').load(path)"
+            )
+        self.path = path
+        self.arrow_schema, _ = resolve_schema(schema)
+        spark = SparkSession.getActiveSession()
+        self.time_zone = self.options.pop("timeZone", None) or session_time_zone(spark)
+        normalize(self.options, self.arrow_schema, default_time_zone=self.time_zone)
+        self.split_bytes = _split_bytes(spark)
+
+    def partitions(self) -> list[InputPartition]:
+        splits: list[InputPartition] = []
+        for file in _list_files(self.path):
+            size = os.path.getsize(file)
+            for start in range(0, max(size, 1), self.split_bytes):
+                splits.append(FileSplit(file, start, min(start + self.split_bytes, size)))
+        return splits
+
+    def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
+        from sliceflow.json import iter_ndjson
+
+        assert isinstance(partition, FileSplit)
+        yield from iter_ndjson(
+            partition.path,
+            self.arrow_schema,
+            options=self.options,
+            time_zone=self.time_zone,
+            start=partition.start,
+            end=partition.end,
+        )
+
+
+class JsonDataSource(DataSource):
+    """``spark.read.format("sliceflow.json").schema(s).load(path)`` for NDJSON files.
+
+    Each line is decoded as Spark's ``from_json`` decodes a string (same options, same
+    PERMISSIVE/FAILFAST results); blank lines give no row. A schema is required.
+    """
+
+    @classmethod
+    def name(cls) -> str:
+        return "sliceflow.json"
+
+    def schema(self) -> str:
+        raise ValueError(
+            "sliceflow.json needs a schema: spark.read.format('sliceflow.json').schema(...)"
+        )
+
+    def reader(self, schema: StructType) -> DataSourceReader:
+        return JsonDataSourceReader(self.options, schema)
+
+
+def register(spark: SparkSession) -> None:
+    """Registers the ``sliceflow.json`` data source with ``spark``."""
+    spark.dataSource.register(JsonDataSource)

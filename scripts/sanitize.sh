@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The C++ core under ASan+UBSan: a bounded libFuzzer run of the JSON decoder, then the
+# Python decoder tests against an extension built with the sanitizers.
+#   FUZZ_SECONDS=600 bash scripts/sanitize.sh   # a longer fuzz run
+set -euo pipefail
+cd "$(dirname "$0")/.."
+FUZZ_SECONDS="${FUZZ_SECONDS:-60}"
+build=build/sanitize
+mkdir -p "$build" "$build/corpus"
+
+if command -v clang++ >/dev/null 2>&1; then
+  cmake -S . -B "$build/fuzz" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DSLICEFLOW_PYTHON=OFF -DSLICEFLOW_FUZZ=ON -DSLICEFLOW_SANITIZE=address,undefined >/dev/null
+  cmake --build "$build/fuzz" -j2 --target fuzz_json_decode >/dev/null
+  cp -n tests/data/fuzz_seeds/* "$build/corpus/" 2>/dev/null || true
+  echo "fuzzing the JSON decoder for ${FUZZ_SECONDS}s"
+  "$build/fuzz/fuzz_json_decode" -max_total_time="$FUZZ_SECONDS" -max_len=4096 \
+    -print_final_stats=1 "$build/corpus" 2>&1 | grep -E "^(stat::number_of_executed_units|stat::peak_rss_mb|#[0-9]+ +DONE)|ERROR|SUMMARY" || true
+  test "${PIPESTATUS[0]}" -eq 0
+else
+  echo "clang++ not found: skipping the libFuzzer run" >&2
+  exit 1
+fi
+
+# The decoder's Python tests with an ASan+UBSan build of the extension (gcc runtime),
+# unpacked beside the installed package and put first on the path.
+rm -rf "$build/wheelhouse" "$build/site"
+SLICEFLOW_SANITIZE=address,undefined .venv/bin/python -m pip wheel -q --no-deps \
+  --config-settings=cmake.build-type=RelWithDebInfo --config-settings=build-dir="$build/wheel" \
+  -w "$build/wheelhouse" .
+.venv/bin/python -m zipfile -e "$build"/wheelhouse/sliceflow-*.whl "$build/site"
+asan=$(g++ -print-file-name=libasan.so)
+ubsan=$(g++ -print-file-name=libubsan.so)
+root=$PWD
+(cd "$build" && PYTHONPATH="$root/$build/site" LD_PRELOAD="$asan:$ubsan" \
+  ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+  "$root/.venv/bin/python" -m pytest -q -p no:cacheprovider "$root/tests/test_json_decode.py")

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# The whole test suite: set-up, lint, C++ fuzz run and sanitizer build, then pytest
+# (unit, differential against Spark, local[*] and local-cluster Spark, microbenchmarks).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+export PYSPARK_PYTHON="$PWD/.venv/bin/python"
+export PYSPARK_DRIVER_PYTHON="$PWD/.venv/bin/python"
+
+.venv/bin/ruff check python tests bench
+bash scripts/sanitize.sh
+# pytest runs from tests/ against the installed wheel, not the source tree.
+.venv/bin/python -m pytest tests "$@"

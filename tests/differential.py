@@ -1,0 +1,74 @@
+"""Differential run of sliceflow.json against Spark's from_json over the generated corpus.
+
+    python tests/differential.py [n] [schema option_set ...]   # prints a mismatch report
+
+The test suite calls :func:`run` for every pair of ``json_corpus.TEST_MATRIX``.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+import json_corpus
+import pyarrow as pa
+import spark_reference
+from sliceflow import json as sj
+
+
+def docs_array(docs: Sequence[spark_reference.Doc]) -> pa.Array:
+    return pa.array([spark_reference._to_bytes(d) for d in docs], pa.binary())
+
+
+def sliceflow_table(docs: Sequence[spark_reference.Doc], ddl: str, options: dict) -> pa.Table:
+    struct = sj.decode_to_struct(docs_array(docs), ddl, options=options)
+    columns = {
+        spark_reference.ROW_COL: pa.array(range(len(docs)), pa.int64()),
+        spark_reference.NULL_COL: struct.is_null(),
+    }
+    for field, column in zip(struct.type, struct.flatten(), strict=False):
+        columns[field.name] = column
+    return pa.table(columns)
+
+
+def run(
+    spark_factory, n: int, seed: int, schema: str, option_set: str, max_rows: int = 20
+) -> str | None:
+    """Returns None when sliceflow equals Spark on the corpus, else the mismatch report."""
+    labelled = json_corpus.corpus_with_categories(n, seed)
+    docs = [d for _, d in labelled]
+    categories = [c for c, _ in labelled]
+    ddl = json_corpus.ddl_for(schema, option_set)
+    options = dict(json_corpus.OPTION_SETS[option_set])
+    expected = spark_reference.cached_spark_from_json(spark_factory, docs, ddl, options)
+    actual = sliceflow_table(docs, ddl, options)
+    mism, notes = spark_reference.compare_tables(expected, actual)
+    if not mism and not notes:
+        return None
+    return spark_reference.format_report(
+        mism, notes, docs, max_rows=max_rows, categories=categories, total_rows=expected.num_rows
+    )
+
+
+if __name__ == "__main__":
+    n = int(sys.argv[1]) if len(sys.argv) > 1 else 100_000
+    pairs = list(zip(sys.argv[2::2], sys.argv[3::2], strict=False)) or json_corpus.TEST_MATRIX
+    session = []
+
+    def factory():
+        if not session:
+            session.append(spark_reference.make_spark())
+        return session[0]
+
+    for schema, option_set in pairs:
+        report = run(
+            factory,
+            n,
+            7,
+            schema,
+            option_set,
+            max_rows=int(__import__("os").environ.get("MAX_ROWS", 15)),
+        )
+        print(f"== {schema} / {option_set}: {'OK' if report is None else ''}")
+        if report:
+            print(report)

@@ -1,0 +1,278 @@
+"""sliceflow.json.decode: API, types, options and bad input (no Spark needed)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import decimal
+import json
+import math
+
+import pyarrow as pa
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sliceflow import json as sj
+
+BID = "auction BIGINT, bidder BIGINT, price BIGINT, channel STRING, url STRING, dateTime TIMESTAMP"
+
+
+def rows(batch: pa.RecordBatch) -> list[dict]:
+    return batch.to_pylist()
+
+
+def test_decode_flat_rows_and_nulls():
+    docs = pa.array(['{"auction": 7, "price": 120, "channel": "Google"}', None, "", "  "])
+    out = sj.decode(docs, "auction BIGINT, price BIGINT, channel STRING")
+    assert out.schema == pa.schema(
+        [("auction", pa.int64()), ("price", pa.int64()), ("channel", pa.string())]
+    )
+    assert rows(out)[0] == {"auction": 7, "price": 120, "channel": "Google"}
+    assert all(r == {"auction": None, "price": None, "channel": None} for r in rows(out)[1:])
+
+
+def test_decode_to_struct_keeps_null_rows():
+    out = sj.decode_to_struct(pa.array(['{"a": 1}', None, "", "{bad"]), "a INT")
+    assert out.to_pylist() == [{"a": 1}, None, None, {"a": None}]
+
+
+def test_schema_forms_agree():
+    from pyspark.sql import types as T
+
+    ddl = "a INT, b ARRAY<STRUCT<c: STRING>>, m MAP<STRING, DOUBLE>, d DECIMAL(10,2)"
+    spark_type = T.StructType(
+        [
+            T.StructField("a", T.IntegerType()),
+            T.StructField("b", T.ArrayType(T.StructType([T.StructField("c", T.StringType())]))),
+            T.StructField("m", T.MapType(T.StringType(), T.DoubleType())),
+            T.StructField("d", T.DecimalType(10, 2)),
+        ]
+    )
+    arrow = sj.to_arrow_schema(ddl)
+    assert sj.to_arrow_schema(spark_type) == arrow
+    doc = pa.array(['{"a": 1, "b": [{"c": "x"}], "m": {"k": 2}, "d": 1.005}'])
+    expected = [{"a": 1, "b": [{"c": "x"}], "m": [("k", 2.0)], "d": decimal.Decimal("1.01")}]
+    for schema in (ddl, spark_type, arrow):
+        assert rows(sj.decode(doc, schema)) == expected
+
+
+@pytest.mark.parametrize("bad", ["a CHAR(3)", "a INT,, b INT", "a BLOB", "m MAP<INT, INT>", ""])
+def test_bad_schema_is_a_clear_error(bad):
+    with pytest.raises(sj.SchemaError):
+        sj.to_arrow_schema(bad)
+
+
+def test_integer_ranges_follow_jackson():
+    out = sj.decode(
+        pa.array(
+            [
+                '{"t": 200, "s": 40000, "i": 2147483648, "l": 9223372036854775808}',
+                '{"t": -128, "s": -32768, "i": -2147483648, "l": -9223372036854775808}',
+            ]
+        ),
+        "t TINYINT, s SMALLINT, i INT, l BIGINT",
+    )
+    # Jackson's getByteValue accepts up to 255 and wraps; the others overflow to null.
+    assert rows(out) == [
+        {"t": -56, "s": None, "i": None, "l": None},
+        {"t": -128, "s": -32768, "i": -2147483648, "l": -9223372036854775808},
+    ]
+
+
+def test_doubles_non_numeric_and_overflow():
+    out = sj.decode(
+        pa.array(
+            [
+                '{"d": NaN}',
+                '{"d": "-Infinity"}',
+                '{"d": 1e400}',
+                '{"d": "1.5"}',
+                '{"d": -0}',
+                '{"d": -0.0}',
+            ]
+        ),
+        "d DOUBLE",
+    )
+    d = out.column(0).to_pylist()
+    assert math.isnan(d[0]) and d[1] == -math.inf and d[2] == math.inf and d[3] is None
+    assert d[4] == 0 and math.copysign(1, d[4]) == 1
+    assert d[5] == 0 and math.copysign(1, d[5]) == -1
+
+
+def test_string_field_given_other_json_is_rewritten_like_jackson():
+    out = sj.decode(
+        pa.array(['{"s": { "a" : [1, 2.50, "x\\u0001"] }}', '{"s": 1.50E3}', '{"s": true}']),
+        "s STRING",
+    )
+    assert out.column(0).to_pylist() == ['{"a":[1,2.5,"x\\u0001"]}', "1500.0", "true"]
+
+
+def test_corrupt_record_column_and_partial_results():
+    schema = "a INT, b STRING, _corrupt_record STRING"
+    docs = ['{"a": "x", "b": "kept"}', '{"a": 1', '{"a": 2, "b": "ok"}']
+    out = rows(sj.decode(pa.array(docs), schema))
+    assert out[0] == {"a": None, "b": "kept", "_corrupt_record": docs[0]}
+    assert out[1] == {"a": None, "b": None, "_corrupt_record": docs[1]}
+    assert out[2] == {"a": 2, "b": "ok", "_corrupt_record": None}
+    renamed = rows(
+        sj.decode(
+            pa.array(docs[:1]), "a INT, bad STRING", options={"columnNameOfCorruptRecord": "bad"}
+        )
+    )
+    assert renamed == [{"a": None, "bad": docs[0]}]
+
+
+def test_failfast_names_row_and_reason():
+    with pytest.raises(sj.MalformedRecordError, match=r"row 1: .*"):
+        sj.decode(pa.array(['{"a": 1}', '{"a": "x"}']), "a INT", options={"mode": "FAILFAST"})
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"mode": "DROPMALFORMED"},
+        {"allowComments": "maybe"},
+        {"multiLine": True},
+        {"encoding": "UTF-16"},
+    ],
+)
+def test_unsupported_options_are_refused(options):
+    with pytest.raises(ValueError):
+        sj.decode(pa.array(["{}"]), "a INT", options=options)
+
+
+def test_lenient_syntax_options():
+    doc = pa.array(["{a: 1, /* c */ 'b': 007}"])
+    strict = rows(sj.decode(doc, "a INT, b INT"))
+    lenient = rows(
+        sj.decode(
+            doc,
+            "a INT, b INT",
+            options={
+                "allowUnquotedFieldNames": True,
+                "allowComments": True,
+                "allowNumericLeadingZeros": True,
+            },
+        )
+    )
+    assert strict == [{"a": None, "b": None}]
+    assert lenient == [{"a": 1, "b": 7}]
+
+
+def test_ndjson_bytes_skip_blank_lines_and_accept_crlf():
+    out = sj.decode(b'{"a": 1}\r\n\r\n  \n{"a": 2}\r{"a": 3}', "a INT")
+    assert out.column(0).to_pylist() == [1, 2, 3]
+
+
+def test_timestamps_dates_and_ntz():
+    out = sj.decode(
+        pa.array(
+            [
+                '{"t": "2020-01-02T03:04:05.123456Z", "d": "2020-01-02", '
+                '"n": "2020-01-02 03:04:05"}',
+                '{"t": 1600000000}',
+            ]
+        ),
+        "t TIMESTAMP, d DATE, n TIMESTAMP_NTZ",
+    )
+    first, second = rows(out)
+    assert first["t"] == dt.datetime(2020, 1, 2, 3, 4, 5, 123456, tzinfo=dt.timezone.utc)
+    assert first["d"] == dt.date(2020, 1, 2)
+    assert first["n"] == dt.datetime(2020, 1, 2, 3, 4, 5)
+    assert second["t"] == dt.datetime.fromtimestamp(1600000000, dt.timezone.utc)
+
+
+def test_time_zone_offset_applies_to_local_timestamps():
+    out = sj.decode(pa.array(['{"t": "2020-01-02 03:00:00"}']), "t TIMESTAMP", time_zone="+02:00")
+    assert rows(out)[0]["t"] == dt.datetime(2020, 1, 2, 1, 0, tzinfo=dt.timezone.utc)
+    with pytest.raises(ValueError, match="fixed-offset"):
+        sj.decode(pa.array(["{}"]), "t TIMESTAMP", time_zone="America/Los_Angeles")
+
+
+def test_chunked_and_binary_input():
+    chunked = pa.chunked_array([pa.array(['{"a": 1}']), pa.array(['{"a": 2}', None])])
+    assert sj.decode(chunked, "a INT").column(0).to_pylist() == [1, 2, None]
+    binary = pa.array([b'{"a": 3}'], pa.binary())
+    assert sj.decode(binary, "a INT").column(0).to_pylist() == [3]
+    with pytest.raises(TypeError):
+        sj.decode(pa.array([1, 2]), "a INT")
+
+
+def test_sliced_input_array():
+    docs = pa.array(['{"a": 0}', '{"a": 1}', None, '{"a": 3}']).slice(1, 3)
+    assert sj.decode(docs, "a INT").column(0).to_pylist() == [1, None, 3]
+
+
+def test_read_ndjson_splits_cover_every_line_once(tmp_path):
+    path = tmp_path / "x.json"
+    lines = [json.dumps({"a": i, "s": "y" * (i % 13)}) for i in range(5000)]
+    path.write_text("\n".join(lines) + "\n")
+    whole = sj.read_ndjson(path, "a INT, s STRING")
+    assert whole.column("a").to_pylist() == list(range(5000))
+    small_blocks = sj.read_ndjson(path, "a INT, s STRING", block_size=100)
+    assert small_blocks.equals(whole)
+    size = path.stat().st_size
+    for pieces in (2, 3, 7):
+        bounds = [size * k // pieces for k in range(pieces + 1)]
+        got = []
+        for start, end in zip(bounds, bounds[1:], strict=False):
+            for batch in sj.iter_ndjson(
+                path, "a INT, s STRING", start=start, end=end, block_size=4096
+            ):
+                got.extend(batch.column(0).to_pylist())
+        assert got == list(range(5000))
+
+
+def test_iter_ndjson_memory_is_bounded_by_the_block(tmp_path):
+    path = tmp_path / "big.json"
+    with open(path, "w") as f:
+        for i in range(200_000):
+            f.write(f'{{"a": {i}, "s": "{"z" * 20}"}}\n')
+    largest = 0
+    total = 0
+    for batch in sj.iter_ndjson(path, "a INT, s STRING", block_size=1 << 16):
+        largest = max(largest, batch.nbytes)
+        total += batch.num_rows
+    assert total == 200_000
+    assert largest < 4 * (1 << 16)
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | st.text(max_size=20),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=5), children, max_size=4)
+    ),
+    max_leaves=10,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.fixed_dictionaries(
+            {},
+            optional={
+                "i": st.integers(-(2**63), 2**63 - 1) | st.none(),
+                "s": st.text(max_size=30) | st.none(),
+                "b": st.booleans() | st.none(),
+                "a": st.lists(st.integers(-(2**31), 2**31 - 1) | st.none(), max_size=5) | st.none(),
+                "x": json_values,
+            },
+        ),
+        max_size=20,
+    )
+)
+def test_valid_documents_roundtrip(objects):
+    docs = pa.array([json.dumps(o, ensure_ascii=bool(len(o) % 2)) for o in objects], pa.string())
+    out = sj.decode(docs, "i BIGINT, s STRING, b BOOLEAN, a ARRAY<INT>")
+    expected = [{k: o.get(k) for k in ("i", "s", "b", "a")} for o in objects]
+    assert rows(out) == expected
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.binary(max_size=200))
+def test_arbitrary_bytes_never_crash(data):
+    schema = "a INT, s STRING, d DOUBLE, m MAP<STRING, ARRAY<BIGINT>>, _corrupt_record STRING"
+    out = sj.decode(pa.array([data], pa.binary()), schema)
+    assert out.num_rows == 1
+    out = sj.decode(data, schema)
+    assert out.num_rows <= data.count(b"\n") + data.count(b"\r") + 1
