@@ -175,6 +175,27 @@ size_t ColumnBuilder::memory_usage() const {
   return total;
 }
 
+void ColumnBuilder::reserve_like(int64_t rows) {
+  if (length_ <= 0 || rows <= length_) return;
+  const double scale = static_cast<double>(rows) / static_cast<double>(length_);
+  auto grow = [scale](auto& v) {
+    const auto want = static_cast<size_t>(static_cast<double>(v.size()) * scale * 1.05) + 16;
+    if (want > v.capacity()) v.reserve(want);
+  };
+  grow(validity_);
+  grow(values_);
+  grow(offsets_);
+  grow(data_);
+  if (type_->kind == Kind::Struct) {
+    for (auto& child : children_) child->reserve_like(rows);
+  } else {
+    // Elements of lists and maps: the same number of elements per slot.
+    for (auto& child : children_) {
+      child->reserve_like(static_cast<int64_t>(static_cast<double>(child->length()) * scale));
+    }
+  }
+}
+
 void ColumnBuilder::export_to(ArrowArray* out) {
   auto owner = std::make_unique<ExportedArray>();
   const int64_t length = length_;

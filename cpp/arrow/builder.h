@@ -72,6 +72,11 @@ class ColumnBuilder {
   // Bytes held, for memory bounds.
   size_t memory_usage() const;
 
+  // Reserves room for `rows` slots in total, extrapolating the bytes per slot seen so far in
+  // this builder and its children (so buffers grow once instead of doubling, copying and
+  // touching fresh pages at every step).
+  void reserve_like(int64_t rows);
+
  private:
   void set_valid();
   void push_offset(size_t end);

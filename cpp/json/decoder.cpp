@@ -6,6 +6,13 @@
 
 namespace sliceflow::json {
 
+namespace {
+
+// Rows decoded before the builders reserve room for the whole input.
+constexpr int64_t kSampleRows = 1024;
+
+}  // namespace
+
 Decoder::Decoder(std::unique_ptr<arrow::Type> row_type, Options options)
     : row_type_(std::move(row_type)),
       options_(std::move(options)),
@@ -44,7 +51,9 @@ void Decoder::decode_one(std::string_view doc, size_t readable) {
 
 void Decoder::decode_array(const arrow::StringArrayView& docs) {
   const int64_t n = docs.size();
+  const int64_t start = row_.length();
   for (int64_t i = 0; i < n; ++i) {
+    if (i == kSampleRows) row_.reserve_like(start + n);
     if (docs.is_null(i)) {
       ++stats_.rows;
       row_.append_null();
@@ -56,22 +65,36 @@ void Decoder::decode_array(const arrow::StringArrayView& docs) {
 }
 
 void Decoder::decode_lines(std::string_view buffer, size_t padded_size) {
-  size_t pos = 0;
-  while (pos < buffer.size()) {
-    size_t end = pos;
-    while (end < buffer.size() && buffer[end] != '\n' && buffer[end] != '\r') ++end;
-    const std::string_view line = buffer.substr(pos, end - pos);
-    bool blank = true;
-    for (const char c : line) {
-      if (c != ' ' && c != '\t') {
-        blank = false;
-        break;
-      }
+  const char* const begin = buffer.data();
+  const char* const end = begin + buffer.size();
+  const char* pos = begin;
+  const int64_t start_rows = row_.length();
+  bool reserved = false;
+  while (pos < end) {
+    if (!reserved && row_.length() - start_rows == kSampleRows) {
+      // Extrapolate the rows still to come from the bytes used by the sample.
+      const double per_row = static_cast<double>(pos - begin) / static_cast<double>(kSampleRows);
+      row_.reserve_like(row_.length() + static_cast<int64_t>(static_cast<double>(end - pos) / per_row));
+      reserved = true;
     }
-    if (!blank) decode_one(line, padded_size - pos);
-    pos = end;
-    if (pos < buffer.size() && buffer[pos] == '\r') ++pos;
-    if (pos < buffer.size() && buffer[pos] == '\n') ++pos;
+    // Lines end at \n, \r\n or a lone \r (as Spark's text reader splits them).
+    const char* nl = static_cast<const char*>(std::memchr(pos, '\n', static_cast<size_t>(end - pos)));
+    const char* line_end = nl != nullptr ? nl : end;
+    const char* cr = static_cast<const char*>(std::memchr(pos, '\r', static_cast<size_t>(line_end - pos)));
+    if (cr != nullptr) line_end = cr;
+    const std::string_view line(pos, static_cast<size_t>(line_end - pos));
+    // A line of only white space gives no row (Jackson finds no token in it).
+    const size_t first = line.find_first_not_of(" \t");
+    if (first != std::string_view::npos) {
+      decode_one(line, padded_size - static_cast<size_t>(pos - begin));
+    }
+    pos = line_end;
+    if (pos < end && *pos == '\r') {
+      ++pos;
+      if (pos < end && *pos == '\n') ++pos;
+    } else if (pos < end) {
+      ++pos;  // the \n
+    }
   }
 }
 

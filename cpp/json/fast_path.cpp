@@ -30,8 +30,25 @@ bool pow10_fits(int scale, int precision, int64_t v, int128& out) {
 
 }  // namespace
 
+namespace {
+
+bool names_unique(const Type& type) {
+  for (size_t i = 0; i < type.children.size(); ++i) {
+    for (size_t j = 0; j < i; ++j) {
+      if (type.children[i]->name == type.children[j]->name) return false;
+    }
+    if (!names_unique(*type.children[i])) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 FastPath::FastPath(const Type& row_type, const Options& options)
-    : row_type_(row_type), options_(options), parser_(simdjson::SIMDJSON_MAXSIZE_BYTES) {
+    : row_type_(row_type),
+      options_(options),
+      parser_(simdjson::SIMDJSON_MAXSIZE_BYTES),
+      unique_names_(names_unique(row_type)) {
   if (parser_.allocate(1 << 16, kFastMaxDepth) != simdjson::SUCCESS) enabled_ = false;
   // Options that change Spark's reading of well-formed JSON in ways this path does not model.
   if (!options.allow_non_numeric_numbers) enabled_ = false;
@@ -55,19 +72,27 @@ bool FastPath::decode(std::string_view doc, size_t readable, ColumnBuilder& row)
 
 bool FastPath::object(simdjson::dom::object obj, const Type& type, ColumnBuilder& out, bool is_root) {
   const int64_t slot = out.length();
+  const size_t n = type.children.size();
+  size_t guess = 0;  // fields mostly arrive in schema order: try the next one first
   for (const auto field : obj) {
     const std::string_view key = field.key;
     int index = -1;
-    for (size_t i = type.children.size(); i-- > 0;) {
-      if (is_root && static_cast<int>(i) == options_.corrupt_column) continue;
-      if (type.children[i]->name == key) {
-        index = static_cast<int>(i);
-        break;
+    if (unique_names_ && guess < n && type.children[guess]->name == key &&
+        !(is_root && static_cast<int>(guess) == options_.corrupt_column)) {
+      index = static_cast<int>(guess);
+    } else {
+      for (size_t i = n; i-- > 0;) {
+        if (is_root && static_cast<int>(i) == options_.corrupt_column) continue;
+        if (type.children[i]->name == key) {
+          index = static_cast<int>(i);
+          break;
+        }
       }
     }
     if (index < 0) continue;
+    guess = static_cast<size_t>(index) + 1;
     ColumnBuilder& child = out.child(static_cast<size_t>(index));
-    child.truncate(slot);
+    if (child.length() > slot) child.truncate(slot);  // a repeated key replaces the value
     if (!value(field.value, *type.children[static_cast<size_t>(index)], child)) return false;
   }
   for (size_t i = 0; i < out.num_children(); ++i) {

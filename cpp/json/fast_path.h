@@ -35,6 +35,7 @@ class FastPath {
   simdjson::dom::parser parser_;
   std::optional<DateTimePattern> timestamp_pattern_;
   std::optional<DateTimePattern> date_pattern_;
+  bool unique_names_ = true;  // no struct repeats a field name (Spark keeps the last)
   bool enabled_ = true;
 };
 
