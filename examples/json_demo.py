@@ -12,9 +12,10 @@ import sys
 import tempfile
 import time
 
-import sliceflow.spark as sfs
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
+
+import sliceflow.spark as sfs
 from sliceflow.testing import BID_DDL, write_bids
 
 

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 import json_corpus
 import pyarrow as pa
 import spark_reference
+
 from sliceflow import json as sj
 
 

@@ -47,10 +47,15 @@ def _list_files(path: str) -> list[str]:
     return files
 
 
-def _split_bytes(spark: Any) -> int:
-    if spark is None:
-        return DEFAULT_SPLIT_BYTES
-    value = spark.conf.get("spark.sql.files.maxPartitionBytes", str(DEFAULT_SPLIT_BYTES))
+def _pop(options: dict[str, str], name: str) -> str | None:
+    """Removes an option by name; Spark hands data source options over case-insensitively."""
+    for key in list(options):
+        if key.lower() == name.lower():
+            return options.pop(key)
+    return None
+
+
+def _parse_bytes(value: Any) -> int:
     text = str(value).strip().lower()
     units = {
         "b": 1,
@@ -68,19 +73,25 @@ def _split_bytes(spark: Any) -> int:
 
 
 class JsonDataSourceReader(DataSourceReader):
-    def __init__(self, options: dict[str, str], schema: StructType) -> None:
+    def __init__(
+        self, options: dict[str, str], schema: StructType, session_defaults: dict[str, str]
+    ) -> None:
         self.options = dict(options)
-        path = self.options.pop("path", None)
+        path = _pop(self.options, "path")
         if not path:
             raise ValueError(
                 "sliceflow.json needs a path: spark.read.format('sliceflow.json').load(path)"
             )
         self.path = path
         self.arrow_schema, _ = resolve_schema(schema)
-        spark = SparkSession.getActiveSession()
-        self.time_zone = self.options.pop("timeZone", None) or session_time_zone(spark)
+        self.time_zone = _pop(self.options, "timeZone") or session_defaults.get("timeZone", "UTC")
         normalize(self.options, self.arrow_schema, default_time_zone=self.time_zone)
-        self.split_bytes = _split_bytes(spark)
+        split = _pop(self.options, "maxPartitionBytes") or session_defaults.get(
+            "maxPartitionBytes", str(DEFAULT_SPLIT_BYTES)
+        )
+        self.split_bytes = _parse_bytes(split)
+        if self.split_bytes <= 0:
+            raise ValueError(f"maxPartitionBytes must be positive, got {split!r}")
 
     def partitions(self) -> list[InputPartition]:
         splits: list[InputPartition] = []
@@ -120,10 +131,27 @@ class JsonDataSource(DataSource):
             "sliceflow.json needs a schema: spark.read.format('sliceflow.json').schema(...)"
         )
 
+    #: Session settings captured by :func:`register`: Spark plans Python data sources in a
+    #: worker process, where the driver's session is out of reach.
+    session_defaults: dict[str, str] = {}
+
     def reader(self, schema: StructType) -> DataSourceReader:
-        return JsonDataSourceReader(self.options, schema)
+        return JsonDataSourceReader(self.options, schema, self.session_defaults)
 
 
 def register(spark: SparkSession) -> None:
-    """Registers the ``sliceflow.json`` data source with ``spark``."""
-    spark.dataSource.register(JsonDataSource)
+    """Registers the ``sliceflow.json`` data source with ``spark``.
+
+    The session's time zone (``spark.sql.session.timeZone``) and split size
+    (``spark.sql.files.maxPartitionBytes``) are read now; call ``register`` again after
+    changing them, or pass ``.option("timeZone", ...)`` / ``.option("maxPartitionBytes", ...)``.
+    """
+    defaults = {
+        "timeZone": session_time_zone(spark),
+        "maxPartitionBytes": str(
+            spark.conf.get("spark.sql.files.maxPartitionBytes", str(DEFAULT_SPLIT_BYTES))
+        ),
+    }
+    # A class made here travels to the planner worker by value, with its defaults.
+    source = type("JsonDataSource", (JsonDataSource,), {"session_defaults": defaults})
+    spark.dataSource.register(source)

@@ -1,0 +1,26 @@
+"""sliceflow in Spark's local-cluster mode: separate executor JVMs and Python workers."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+pytestmark = [pytest.mark.spark, pytest.mark.cluster]
+
+
+def test_local_cluster_from_json_and_data_source(tmp_path):
+    env = dict(os.environ, PYSPARK_PYTHON=sys.executable, PYSPARK_DRIVER_PYTHON=sys.executable)
+    job = os.path.join(os.path.dirname(__file__), "cluster_job.py")
+    result = subprocess.run(
+        [sys.executable, job, str(tmp_path / "bids")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    summary = [line for line in result.stdout.splitlines() if line.startswith("rows=")]
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert summary == [summary[0]] and "diff=0 diff_source=0" in summary[0]
