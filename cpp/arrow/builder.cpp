@@ -91,20 +91,12 @@ ColumnBuilder::ColumnBuilder(const Type& type) : type_(&type) {
 
 void ColumnBuilder::reset() {
   length_ = 0;
+  has_nulls_ = false;
   validity_.clear();
   values_.clear();
   offsets_.clear();
   data_.clear();
   if (has_offsets(type_->kind)) offsets_.push_back(0);
-}
-
-void ColumnBuilder::set_valid() {
-  const int64_t i = length_++;
-  if ((i & 7) == 0) {
-    validity_.push_back(0);
-    if (type_->kind == Kind::Bool) values_.push_back(0);
-  }
-  validity_[static_cast<size_t>(i >> 3)] |= static_cast<uint8_t>(1u << (i & 7));
 }
 
 void ColumnBuilder::push_offset(size_t end) {
@@ -117,10 +109,15 @@ void ColumnBuilder::push_offset(size_t end) {
 
 void ColumnBuilder::append_null() {
   const int64_t i = length_++;
-  if ((i & 7) == 0) {
+  if (!has_nulls_) {
+    // First null: write the bitmap for the valid slots before it.
+    has_nulls_ = true;
+    validity_.assign(static_cast<size_t>(i >> 3) + 1, 0xFF);
+    validity_.back() = static_cast<uint8_t>((1u << (i & 7)) - 1);
+  } else if ((i & 7) == 0) {
     validity_.push_back(0);
-    if (type_->kind == Kind::Bool) values_.push_back(0);
   }
+  if (type_->kind == Kind::Bool && (i & 7) == 0) values_.push_back(0);
   validity_[static_cast<size_t>(i >> 3)] &= static_cast<uint8_t>(~(1u << (i & 7)));
   const size_t width = fixed_width(type_->kind);
   if (width != 0) values_.resize(values_.size() + width, 0);
@@ -145,10 +142,10 @@ void ColumnBuilder::truncate(int64_t n) {
   // this builder itself has no more than n slots.
   if (n < length_) {
     length_ = n;
-    validity_.resize(static_cast<size_t>((n + 7) >> 3));
+    if (has_nulls_) validity_.resize(static_cast<size_t>((n + 7) >> 3));
     const size_t width = fixed_width(type_->kind);
     if (width != 0) values_.resize(static_cast<size_t>(n) * width);
-    if (type_->kind == Kind::Bool) values_.resize(validity_.size());
+    if (type_->kind == Kind::Bool) values_.resize(static_cast<size_t>((n + 7) >> 3));
     if (has_offsets(type_->kind)) offsets_.resize(static_cast<size_t>(n) + 1);
     if (type_->kind == Kind::Utf8) data_.resize(static_cast<size_t>(offsets_.back()));
   }
@@ -199,7 +196,7 @@ void ColumnBuilder::reserve_like(int64_t rows) {
 void ColumnBuilder::export_to(ArrowArray* out) {
   auto owner = std::make_unique<ExportedArray>();
   const int64_t length = length_;
-  const int64_t null_count = count_nulls(validity_, length_);
+  const int64_t null_count = has_nulls_ ? count_nulls(validity_, length_) : 0;
   owner->validity = std::move(validity_);
   owner->values = std::move(values_);
   owner->offsets = std::move(offsets_);

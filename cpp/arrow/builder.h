@@ -26,8 +26,9 @@ class ColumnBuilder {
 
   void append_null();
   void append_bool(bool v) {
+    const int64_t i = length_;
     set_valid();
-    const int64_t i = length_ - 1;
+    if ((i & 7) == 0) values_.push_back(0);
     if (v) {
       values_[static_cast<size_t>(i >> 3)] |= static_cast<uint8_t>(1u << (i & 7));
     } else {
@@ -78,13 +79,19 @@ class ColumnBuilder {
   void reserve_like(int64_t rows);
 
  private:
-  void set_valid();
+  void set_valid() {
+    const int64_t i = length_++;
+    if (!has_nulls_) return;  // the bitmap is only written once a null has been seen
+    if ((i & 7) == 0) validity_.push_back(0);
+    validity_[static_cast<size_t>(i >> 3)] |= static_cast<uint8_t>(1u << (i & 7));
+  }
   void push_offset(size_t end);
   void reset();
 
   const Type* type_;
   int64_t length_ = 0;
-  std::vector<uint8_t> validity_;
+  bool has_nulls_ = false;
+  std::vector<uint8_t> validity_;  // empty while has_nulls_ is false (every slot valid)
   std::vector<uint8_t> values_;   // fixed-width values, or the bool bitmap
   std::vector<int32_t> offsets_;  // utf8, list, map
   std::vector<char> data_;        // utf8 bytes
