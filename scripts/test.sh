@@ -7,7 +7,8 @@ bash scripts/setup.sh
 export PYSPARK_PYTHON="$PWD/.venv/bin/python"
 export PYSPARK_DRIVER_PYTHON="$PWD/.venv/bin/python"
 
-.venv/bin/ruff check python tests bench
+.venv/bin/ruff check .
+.venv/bin/ruff format --check .
 bash scripts/sanitize.sh
-# pytest runs from tests/ against the installed wheel, not the source tree.
+# The package source lives in python/, so the tests import the installed build.
 .venv/bin/python -m pytest tests "$@"
