@@ -1,8 +1,16 @@
-// A JSON tokenizer with the grammar of Jackson's ReaderBasedJsonParser as Spark configures
-// it (single quotes, NaN/Infinity, leading zeros, comments, ... per Options). It is the
+// A JSON tokenizer that behaves like Jackson's ReaderBasedJsonParser as Spark configures it
+// (single quotes, NaN/Infinity, leading zeros, comments, ... per Options). It is the
 // reference path: every document the simdjson fast path does not take is read here.
+//
+// Spark's from_json recovers from syntax errors by catching Jackson's exception and going on
+// reading, so what Spark returns for a broken document depends on exactly where Jackson's
+// parser stands after each error: its input position, its current token, its context stack
+// and whether a string token is still unread. This class keeps the same state and changes it
+// in the same order as Jackson does, including at every error. Like Jackson, it reads UTF-16
+// code units, decoded from the bytes the way Java's UTF-8 decoder does it.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -13,7 +21,7 @@
 namespace sliceflow::json {
 
 enum class Token : uint8_t {
-  None,  // end of input
+  None,  // Jackson's null token: end of input (or no pending value after a failed name)
   StartObject,
   EndObject,
   StartArray,
@@ -27,67 +35,120 @@ enum class Token : uint8_t {
   Null,
 };
 
+// Decodes UTF-8 into UTF-16 units as Java's InputStreamReader does: each malformed sequence
+// becomes one U+FFFD, with the lengths of Java's decoder (mostly Unicode's "maximal subpart";
+// an encoded surrogate ED A0..BF xx is one replacement, and so is an incomplete sequence at
+// the end of the input).
+void decode_utf8_like_java(std::string_view bytes, std::vector<char16_t>& out);
+
 class Reader {
  public:
-  Reader(std::string_view doc, const Options& options);
+  explicit Reader(const Options& options);
 
-  // The next token; Token::None at the end of the root value or of the input.
-  Token next();
-  Token current() const { return token_; }
-  // Field names and strings: the unescaped text (UTF-8, lone surrogates as '?').
-  // Numbers: their text as written (after the sign handling of NaN/Infinity).
-  std::string_view text() const { return text_; }
-  // Non-numeric numbers: +1 for Infinity, -1 for -Infinity, 0 for NaN; only valid for
-  // NumberFloat tokens that were NaN/Infinity literals.
+  // Starts reading a document (UTF-16 units; they must outlive the reading).
+  void reset(const char16_t* units, size_t size);
+  // Starts reading the single value that begins at `begin`, as if it sat `depth` levels deep.
+  void reset_at_value(const char16_t* units, size_t size, size_t begin, int depth);
+
+  // Jackson's nextToken(). Throws SyntaxError, leaving the state as Jackson leaves it.
+  Token next_token();
+  Token current() const { return current_; }
+  // Jackson's currentName(): for Start* tokens the name of the container's field.
+  // Names are UTF-8, lone surrogates in their 3-byte form. nullptr: no name.
+  const std::string* current_name() const;
+  // Jackson's getText(): a string token is decoded on first access (which may throw);
+  // numbers give their text (the sign kept, leading zeros dropped).
+  std::string_view text();
+  // Jackson's skipChildren().
+  void skip_children();
+  // Where the value of the last field name, or the last value token, starts (a unit index).
+  size_t value_begin() const { return value_begin_; }
+  // Nesting depth of the current context (0 = root).
+  int depth() const { return static_cast<int>(depth_); }
+
+  // NaN / Infinity literals (VALUE_NUMBER_FLOAT tokens): 0 for NaN, +1 / -1 for the infinities.
   bool is_non_numeric() const { return non_numeric_ != kNotNonNumeric; }
   int non_numeric_sign() const { return non_numeric_; }
-  // With the current token a Start*, skips to the matching End*.
-  void skip_children();
-  // Byte offsets of the current token in the document.
-  size_t token_begin() const { return token_begin_; }
-  size_t position() const { return pos_; }
-  // Jackson's currentName(): the field the current token belongs to; for Start* tokens the
-  // field of the container itself; nullptr inside arrays and at the root.
-  const std::string* current_name() const;
 
  private:
   static constexpr int kNotNonNumeric = 2;
 
-  [[noreturn]] void fail(const std::string& what) const;
-  int peek_char();
-  void skip_whitespace();
+  struct Context {
+    enum Kind : uint8_t { Root, Array, Object };
+    Kind kind = Root;
+    int index = -1;
+    bool has_name = false;
+    std::string name;
+  };
+
+  Context& context() { return contexts_[depth_]; }
+  bool in_root() const { return contexts_[depth_].kind == Context::Root; }
+  bool expect_comma();
+  void create_child(Context::Kind kind);
+  void close_scope(int c);
+  Token next_after_name();
+
+  int skip_ws_or_end();
+  int skip_comma(int c);
+  int skip_after_comma();
+  int skip_colon();
   void skip_comment();
-  void read_string(char quote);
-  void read_unquoted_name();
-  void read_number();
-  void read_literal(std::string_view word);
-  Token read_value(int c);
-  Token begin_value(Token t);
-  Token close_container();
-  void append_utf8(uint32_t cp);
-  void append_raw_utf8_char();
+  void skip_c_comment();
+  void skip_line();
+  void skip_cr();
 
-  std::string_view doc_;
+  void parse_name(int quote);
+  void set_name();
+  void handle_odd_name(int c);
+  Token handle_odd_value(int c);
+  Token handle_apos();
+  void finish_string();
+  void skip_string();
+  int decode_escaped();
+  void throw_unquoted_space(int c);
+  void match_token(std::string_view word, size_t i);
+  [[noreturn]] void report_invalid_token(size_t matched_length);
+
+  Token parse_unsigned_number(int c);
+  Token parse_signed_number(bool negative);
+  Token parse_float(int c, size_t start, size_t ptr, bool negative, int int_len);
+  Token parse_number2(bool negative, size_t start);
+  int verify_no_leading_zeroes();
+  Token handle_invalid_number_start(int c, bool negative, bool has_sign);
+  void verify_root_space(int c);
+  Token reset_int(int int_len);
+  Token reset_float(int int_len, int fract_len, int exp_len);
+  Token reset_as_nan(const char* text, int sign);
+  void set_number_text(size_t begin, size_t end);
+
+  // UTF-16 units to UTF-8, pairing surrogates; lone surrogates get their 3-byte form.
+  void begin_text(std::string& out);
+  void add_unit(int unit);
+  void add_units(size_t begin, size_t end);
+  void end_text();
+
+  [[noreturn]] void fail(const char* what) const;
+
   const Options& options_;
-  size_t pos_ = 0;
-  size_t token_begin_ = 0;
-  Token token_ = Token::None;
-  int non_numeric_ = kNotNonNumeric;
-  std::string_view text_;
-  std::string scratch_;
-  // Jackson reads the value after a field name together with the name; it is handed out by
-  // the following next() call.
-  Token pending_ = Token::None;
-  size_t pending_begin_ = 0;
-  std::string_view pending_text_;
-  int pending_non_numeric_ = kNotNonNumeric;
+  const char16_t* buf_ = nullptr;
+  size_t end_ = 0;
+  size_t ptr_ = 0;
 
-  // Container stack: 'o' object, 'a' array, with the current field name of each object.
-  std::vector<char> stack_;
-  std::vector<std::string> names_;
-  std::vector<bool> has_name_;
-  enum class Expect : uint8_t { Value, NameOrEnd, Name, ColonValue, CommaOrEnd, ValueOrEnd };
-  Expect expect_ = Expect::Value;
+  Token current_ = Token::None;
+  Token next_ = Token::None;  // the value token read together with a field name
+  bool token_incomplete_ = false;
+  size_t value_begin_ = 0;
+
+  std::vector<Context> contexts_;
+  size_t depth_ = 0;
+
+  std::string string_text_;
+  std::string name_scratch_;
+  std::string number_text_;
+  int non_numeric_ = kNotNonNumeric;
+
+  std::string* text_out_ = nullptr;
+  int pending_high_ = 0;
 };
 
 }  // namespace sliceflow::json

@@ -79,13 +79,34 @@ const char* type_name(const Type& type) {
 }
 
 // The integer value of a VALUE_NUMBER_INT token within [lo, hi], as Jackson's getXxxValue.
-int64_t integer_in(const Reader& reader, int64_t lo, int64_t hi, const char* what) {
+int64_t integer_in(Reader& reader, int64_t lo, int64_t hi, const char* what) {
   int64_t v = 0;
   if (!parse_int64(reader.text(), v) || v < lo || v > hi) {
     throw ConversionError("Numeric value (" + std::string(reader.text()) + ") out of range of " +
                           what);
   }
   return v;
+}
+
+// Jackson's getDoubleValue: integers via long (so -0 is 0.0) or, beyond, from their text;
+// decimals from their text (Double.parseDouble).
+double token_double(Reader& reader, Token token) {
+  const std::string_view text = reader.text();
+  int64_t v = 0;
+  if (token == Token::NumberInt && parse_int64(text, v)) return static_cast<double>(v);
+  return parse_double(text);
+}
+
+// Jackson's getFloatValue: integers via long or, beyond, via double (rounded twice);
+// decimals rounded once from their text (Float.parseFloat).
+float token_float(Reader& reader, Token token) {
+  const std::string_view text = reader.text();
+  if (token == Token::NumberInt) {
+    int64_t v = 0;
+    if (parse_int64(text, v)) return static_cast<float>(v);
+    return static_cast<float>(parse_double(text));
+  }
+  return parse_float(text);
 }
 
 // The text Jackson's generator writes for an integer token: canonical decimal digits.
@@ -183,7 +204,7 @@ std::string_view java_utf8(std::string_view s, std::string& buffer) {
 }  // namespace
 
 SparkConverter::SparkConverter(const Type& row_type, const Options& options)
-    : row_type_(row_type), options_(options) {
+    : row_type_(row_type), options_(options), reader_(options) {
   if (!options.timestamp_format.empty()) {
     timestamp_pattern_ = DateTimePattern::compile(options.timestamp_format);
   }
@@ -206,6 +227,7 @@ int SparkConverter::field_index(const Type& type, const std::string* name, bool 
 }
 
 void SparkConverter::failed_conversion(Reader& reader, Token token, const Type& type) {
+  // Spark reads the token's text for its message, which decodes a string token first.
   if (token == Token::String && reader.text().empty()) {
     throw ConversionError(std::string("Failed to parse an empty string for data type ") +
                           type_name(type));
@@ -218,7 +240,7 @@ void SparkConverter::failed_conversion(Reader& reader, Token token, const Type& 
 
 bool SparkConverter::convert_value(Reader& reader, const Type& type, ColumnBuilder& out) {
   Token token = reader.current();
-  while (token == Token::FieldName) token = reader.next();
+  while (token == Token::FieldName) token = reader.next_token();
   if (token == Token::None || token == Token::Null) {
     out.append_null();
     return false;
@@ -261,45 +283,37 @@ bool SparkConverter::convert_value(Reader& reader, const Type& type, ColumnBuild
     case Kind::Float32:
     case Kind::Float64: {
       double value = 0;
-      bool ok = false;
       if (token == Token::NumberInt || token == Token::NumberFloat) {
         if (reader.is_non_numeric()) {
           const int sign = reader.non_numeric_sign();
           value = sign == 0 ? std::numeric_limits<double>::quiet_NaN()
                             : sign * std::numeric_limits<double>::infinity();
         } else if (type.kind == Kind::Float32) {
-          out.append_fixed<float>(parse_float(reader.text()));
+          out.append_fixed<float>(token_float(reader, token));
           return false;
         } else {
-          value = parse_double(reader.text());
+          value = token_double(reader, token);
         }
-        ok = true;
-      } else if (token == Token::String && !reader.text().empty() && options_.allow_non_numeric_numbers) {
+      } else if (token == Token::String && !reader.text().empty()) {
         const std::string_view t = reader.text();
-        if (t == "NaN") {
+        if (options_.allow_non_numeric_numbers && t == "NaN") {
           value = std::numeric_limits<double>::quiet_NaN();
-          ok = true;
-        } else if (t == "+INF" || t == "+Infinity" || t == "Infinity") {
+        } else if (options_.allow_non_numeric_numbers && (t == "+INF" || t == "+Infinity" || t == "Infinity")) {
           value = std::numeric_limits<double>::infinity();
-          ok = true;
-        } else if (t == "-INF" || t == "-Infinity") {
+        } else if (options_.allow_non_numeric_numbers && (t == "-INF" || t == "-Infinity")) {
           value = -std::numeric_limits<double>::infinity();
-          ok = true;
-        }
-      }
-      if (ok) {
-        if (type.kind == Kind::Float32) {
-          out.append_fixed<float>(static_cast<float>(value));
         } else {
-          out.append_fixed<double>(value);
+          throw ConversionError("Cannot parse the string '" + std::string(t) + "' as " + type_name(type));
         }
-        return false;
+      } else {
+        break;
       }
-      if (token == Token::String && !reader.text().empty()) {
-        throw ConversionError("Cannot parse the string '" + std::string(reader.text()) + "' as " +
-                              type_name(type));
+      if (type.kind == Kind::Float32) {
+        out.append_fixed<float>(static_cast<float>(value));
+      } else {
+        out.append_fixed<double>(value);
       }
-      break;
+      return false;
     }
     case Kind::Decimal128: {
       int128 unscaled = 0;
@@ -315,11 +329,11 @@ bool SparkConverter::convert_value(Reader& reader, const Type& type, ColumnBuild
       }
       if (token == Token::String && !reader.text().empty()) {
         // Spark's decimal parser for the default locale drops grouping commas.
-        std::string cleaned;
+        cleaned_.clear();
         for (const char c : reader.text()) {
-          if (c != ',') cleaned.push_back(c);
+          if (c != ',') cleaned_.push_back(c);
         }
-        if (!parse_decimal(cleaned, type.precision, type.scale, unscaled)) {
+        if (!parse_decimal(cleaned_, type.precision, type.scale, unscaled)) {
           throw ConversionError("Cannot parse the string '" + std::string(reader.text()) +
                                 "' as DECIMAL");
         }
@@ -374,47 +388,33 @@ void SparkConverter::convert_string(Reader& reader, Token token, ColumnBuilder& 
   out.append_string(copy_buffer_);
 }
 
-void SparkConverter::copy_structure(Reader& reader, Token token, std::string& out) {
+void SparkConverter::copy_scalar(Reader& reader, Token token, std::string& out) {
   switch (token) {
-    case Token::StartObject: {
-      out.push_back('{');
-      bool first = true;
-      for (Token t = reader.next(); t != Token::EndObject; t = reader.next()) {
-        if (!first) out.push_back(',');
-        first = false;
-        append_quoted(reader.text(), out);
-        out.push_back(':');
-        copy_structure(reader, reader.next(), out);
-      }
-      out.push_back('}');
-      return;
-    }
-    case Token::StartArray: {
-      out.push_back('[');
-      bool first = true;
-      for (Token t = reader.next(); t != Token::EndArray; t = reader.next()) {
-        if (!first) out.push_back(',');
-        first = false;
-        copy_structure(reader, t, out);
-      }
-      out.push_back(']');
-      return;
-    }
     case Token::String:
       append_quoted(reader.text(), out);
       return;
     case Token::NumberInt:
       canonical_integer(reader.text(), out);
       return;
-    case Token::NumberFloat:
+    case Token::NumberFloat: {
+      // Jackson writes the double value; it quotes NaN and the infinities.
+      double value = 0;
       if (reader.is_non_numeric()) {
-        // Jackson quotes non-numeric numbers when it writes them.
         const int sign = reader.non_numeric_sign();
-        out += sign == 0 ? "\"NaN\"" : (sign > 0 ? "\"Infinity\"" : "\"-Infinity\"");
+        value = sign == 0 ? std::numeric_limits<double>::quiet_NaN()
+                          : sign * std::numeric_limits<double>::infinity();
       } else {
-        format_java_double(parse_double(reader.text()), out);
+        value = parse_double(reader.text());
+      }
+      if (std::isnan(value)) {
+        out += "\"NaN\"";
+      } else if (std::isinf(value)) {
+        out += value > 0 ? "\"Infinity\"" : "\"-Infinity\"";
+      } else {
+        format_java_double(value, out);
       }
       return;
+    }
     case Token::True:
       out += "true";
       return;
@@ -425,7 +425,61 @@ void SparkConverter::copy_structure(Reader& reader, Token token, std::string& ou
       out += "null";
       return;
     default:
-      throw SyntaxError("Unexpected token while copying a JSON value");
+      throw ConversionError("Unexpected token while copying a JSON value");
+  }
+}
+
+void SparkConverter::copy_structure(Reader& reader, Token token, std::string& out) {
+  constexpr uint8_t kObject = 1;
+  constexpr uint8_t kHasEntry = 2;
+  if (token == Token::EndObject || token == Token::EndArray) {
+    // The generator has no open container to close.
+    throw ConversionError("Current context not Array/Object but Root");
+  }
+  if (token != Token::StartObject && token != Token::StartArray) {
+    copy_scalar(reader, token, out);
+    return;
+  }
+  generator_stack_.clear();
+  generator_stack_.push_back(token == Token::StartObject ? kObject : 0);
+  out.push_back(token == Token::StartObject ? '{' : '[');
+  for (Token t = reader.next_token(); t != Token::None; t = reader.next_token()) {
+    uint8_t& top = generator_stack_.back();
+    const auto separate_value = [&] {
+      if ((top & kObject) == 0) {
+        if ((top & kHasEntry) != 0) out.push_back(',');
+        top |= kHasEntry;
+      }
+    };
+    switch (t) {
+      case Token::FieldName:
+        if ((top & kHasEntry) != 0) out.push_back(',');
+        top |= kHasEntry;
+        append_quoted(reader.text(), out);
+        out.push_back(':');
+        break;
+      case Token::StartObject:
+      case Token::StartArray:
+        separate_value();
+        out.push_back(t == Token::StartObject ? '{' : '[');
+        generator_stack_.push_back(t == Token::StartObject ? kObject : 0);
+        break;
+      case Token::EndObject:
+      case Token::EndArray:
+        out.push_back(t == Token::EndObject ? '}' : ']');
+        generator_stack_.pop_back();
+        if (generator_stack_.empty()) return;
+        break;
+      default:
+        separate_value();
+        copy_scalar(reader, t, out);
+        break;
+    }
+  }
+  // The input ended without closing: the generator closes what is open when it is closed.
+  while (!generator_stack_.empty()) {
+    out.push_back((generator_stack_.back() & kObject) != 0 ? '}' : ']');
+    generator_stack_.pop_back();
   }
 }
 
@@ -464,25 +518,56 @@ void SparkConverter::convert_timestamp(std::string_view text, const Type& type, 
   out.append_fixed<int64_t>(micros);
 }
 
+void SparkConverter::restore_value(size_t begin, int depth, const Type& type, ColumnBuilder& out) {
+  Reader reader(options_);
+  reader.reset_at_value(units_.data(), units_.size(), begin, depth);
+  const int64_t before = out.length();
+  try {
+    reader.next_token();
+    convert_value(reader, type, out);
+  } catch (const JsonError&) {
+    // It converted before, so it converts again; keep the slot filled regardless.
+    out.truncate(before);
+    out.append_null();
+  }
+}
+
 bool SparkConverter::convert_object(Reader& reader, const Type& type, ColumnBuilder& out,
                                     bool is_root) {
   const int64_t slot = out.length();
+  const size_t n = type.children.size();
+  const size_t base = value_begins_.size();
+  value_begins_.resize(base + n);
+  struct Pop {
+    std::vector<size_t>& v;
+    size_t size;
+    ~Pop() { v.resize(size); }
+  } pop{value_begins_, base};
   bool bad = false;
-  for (Token t = reader.next(); t != Token::None && t != Token::EndObject; t = reader.next()) {
+  // Spark: while (nextUntil(parser, END_OBJECT)) { getFieldIndex(currentName) ... }; errors
+  // of nextToken and skipChildren leave the object, conversion errors only fail the field.
+  for (Token t = reader.next_token(); t != Token::None && t != Token::EndObject; t = reader.next_token()) {
     const int index = field_index(type, reader.current_name(), is_root);
     if (index < 0) {
       reader.skip_children();
       continue;
     }
-    ColumnBuilder& child = out.child(static_cast<size_t>(index));
-    child.truncate(slot);  // a repeated key replaces the earlier value, as row.update does
+    const size_t i = static_cast<size_t>(index);
+    ColumnBuilder& child = out.child(i);
+    const bool had_value = child.length() > slot;
+    const size_t begin = reader.value_begin();
+    const int depth = reader.depth();
+    child.truncate(slot);
     try {
-      if (convert_value(reader, *type.children[static_cast<size_t>(index)], child)) {
+      if (convert_value(reader, *type.children[i], child)) {
         if (first_error_.empty()) first_error_ = "a nested value could not be converted";
         bad = true;
       }
+      value_begins_[base + i] = begin;
     } catch (const JsonError& e) {
+      // row.update() is not reached: an earlier value of a repeated key stays.
       child.truncate(slot);
+      if (had_value) restore_value(value_begins_[base + i], depth, *type.children[i], child);
       if (first_error_.empty()) first_error_ = e.what();
       bad = true;
       reader.skip_children();
@@ -499,8 +584,8 @@ bool SparkConverter::convert_array(Reader& reader, const Type& type, ColumnBuild
   ColumnBuilder& elements = out.child(0);
   const Type& element_type = *type.children[0];
   bool partial = false;
-  for (Token t = reader.next(); t != Token::None && t != Token::EndArray; t = reader.next()) {
-    // Only partial values are caught here; any other failure ends the whole array.
+  for (Token t = reader.next_token(); t != Token::None && t != Token::EndArray; t = reader.next_token()) {
+    // Only partial values are caught here; any other failure leaves the array unread.
     if (convert_value(reader, element_type, elements)) partial = true;
   }
   out.finish_list();
@@ -512,7 +597,6 @@ bool SparkConverter::convert_map(Reader& reader, const Type& type, ColumnBuilder
   ColumnBuilder& values = out.child(1);
   const Type& value_type = *type.children[1];
   if (map_keys_.size() <= map_depth_) map_keys_.resize(map_depth_ + 1);
-  std::string& key = map_keys_[map_depth_];
   ++map_depth_;
   struct DepthGuard {
     size_t& depth;
@@ -521,13 +605,14 @@ bool SparkConverter::convert_map(Reader& reader, const Type& type, ColumnBuilder
   bool partial = false;
   bool bad = false;
   std::string bad_reason;
-  for (Token t = reader.next(); t != Token::None && t != Token::EndObject; t = reader.next()) {
+  for (Token t = reader.next_token(); t != Token::None && t != Token::EndObject; t = reader.next_token()) {
+    std::string& key = map_keys_[map_depth_ - 1];
     const std::string* name = reader.current_name();
     key.assign(name ? *name : std::string());
     const int64_t before = values.length();
     try {
       if (convert_value(reader, value_type, values)) partial = true;
-      keys.append_string(java_utf8(key, copy_buffer_));
+      keys.append_string(java_utf8(map_keys_[map_depth_ - 1], copy_buffer_));
     } catch (const JsonError& e) {
       values.truncate(before);
       if (!bad) bad_reason = e.what();
@@ -545,9 +630,12 @@ RowOutcome SparkConverter::convert(std::string_view doc, ColumnBuilder& row, std
   const int64_t slot = row.length();
   first_error_.clear();
   map_depth_ = 0;
-  Reader reader(doc, options_);
+  value_begins_.clear();
+  decode_utf8_like_java(doc, units_);
+  Reader& reader = reader_;
+  reader.reset(units_.data(), units_.size());
   try {
-    const Token token = reader.next();
+    const Token token = reader.next_token();
     if (token == Token::None) {
       row.append_null();
       return RowOutcome::Empty;

@@ -33,6 +33,9 @@ class SparkConverter {
   RowOutcome convert(std::string_view doc, arrow::ColumnBuilder& row, std::string& reason);
 
  private:
+  // Spark's value converters, entered with the reader at the value's token (or its field
+  // name). They append one slot to `out` and return whether it holds a partial result
+  // (Spark's PartialValueException), or throw with nothing appended that must be kept.
   bool convert_value(Reader& reader, const arrow::Type& type, arrow::ColumnBuilder& out);
   bool convert_object(Reader& reader, const arrow::Type& type, arrow::ColumnBuilder& out,
                       bool is_root);
@@ -42,7 +45,12 @@ class SparkConverter {
   void convert_date(std::string_view text, arrow::ColumnBuilder& out);
   void convert_timestamp(std::string_view text, const arrow::Type& type, arrow::ColumnBuilder& out);
   [[noreturn]] void failed_conversion(Reader& reader, Token token, const arrow::Type& type);
+  // Jackson's JsonGenerator.copyCurrentStructure into a UTF-8 buffer.
   void copy_structure(Reader& reader, Token token, std::string& out);
+  void copy_scalar(Reader& reader, Token token, std::string& out);
+  // Converts again the value that started at unit `begin`, `depth` levels deep: restores a
+  // struct field after a later duplicate key failed (Spark keeps the earlier value).
+  void restore_value(size_t begin, int depth, const arrow::Type& type, arrow::ColumnBuilder& out);
   int field_index(const arrow::Type& type, const std::string* name, bool is_root) const;
 
   const arrow::Type& row_type_;
@@ -50,10 +58,16 @@ class SparkConverter {
   std::optional<DateTimePattern> timestamp_pattern_;
   std::optional<DateTimePattern> timestamp_ntz_pattern_;
   std::optional<DateTimePattern> date_pattern_;
+  std::vector<char16_t> units_;  // the document as Jackson reads it
+  Reader reader_;
   std::string first_error_;
   std::string copy_buffer_;
+  std::string cleaned_;
   std::vector<std::string> map_keys_;  // one reusable key per map nesting level
   size_t map_depth_ = 0;
+  std::vector<size_t> value_begins_;  // per open struct: where each field's value started
+  // copy_structure: per open container, bit 0 = object, bit 1 = has an entry.
+  std::vector<uint8_t> generator_stack_;
 };
 
 }  // namespace sliceflow::json
