@@ -18,7 +18,9 @@ struct DecimalText {
 };
 
 // java.math.BigDecimal's grammar: [+-] digits [. digits] [eE [+-] digits], at least one digit.
-bool split_decimal(std::string_view text, DecimalText& out) {
+// BigDecimal rejects an exponent beyond an int; with `saturate` (Double.parseDouble's view)
+// a huge exponent is kept as a huge value instead.
+bool split_decimal(std::string_view text, DecimalText& out, bool saturate = false) {
   size_t i = 0;
   if (i < text.size() && (text[i] == '+' || text[i] == '-')) {
     out.negative = text[i] == '-';
@@ -46,7 +48,10 @@ bool split_decimal(std::string_view text, DecimalText& out) {
     while (i < text.size() && text[i] >= '0' && text[i] <= '9') {
       // BigDecimal limits the exponent to an int; beyond it the text is rejected.
       exp = exp * 10 + (text[i] - '0');
-      if (exp > std::numeric_limits<int32_t>::max()) return false;
+      if (exp > std::numeric_limits<int32_t>::max()) {
+        if (!saturate) return false;
+        exp = int64_t{1} << 40;
+      }
       ++i;
     }
     if (i == exp_begin) return false;
@@ -67,7 +72,7 @@ int digit_count(uint128 v) {
 // The decimal exponent of the leading significant digit, for values from_chars cannot hold.
 int64_t magnitude(std::string_view text) {
   DecimalText d;
-  if (!split_decimal(text, d)) return 0;
+  if (!split_decimal(text, d, true)) return 0;
   size_t lead = 0;
   while (lead < d.int_digits.size() && d.int_digits[lead] == '0') ++lead;
   if (lead < d.int_digits.size()) {
