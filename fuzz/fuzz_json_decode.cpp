@@ -57,8 +57,9 @@ std::unique_ptr<Type> row_type() {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
+  auto type = row_type();
   sliceflow::json::Options options;
-  options.corrupt_column = 15;
+  options.corrupt_column = static_cast<int>(type->children.size()) - 1;
   const bool lenient = (data[0] & 1) != 0;
   options.allow_comments = lenient;
   options.allow_unquoted_field_names = lenient;
@@ -66,7 +67,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   options.allow_backslash_escaping_any_character = lenient;
   options.allow_unquoted_control_chars = lenient;
   const std::string_view text(reinterpret_cast<const char*>(data) + 1, size - 1);
-  sliceflow::json::Decoder decoder(row_type(), options);
+  sliceflow::json::Decoder decoder(std::move(type), options);
   decoder.decode_lines(text, text.size());
   ArrowArray out{};
   decoder.finish(&out);

@@ -14,9 +14,13 @@ if command -v clang++ >/dev/null 2>&1; then
   cmake --build "$build/fuzz" -j2 --target fuzz_json_decode >/dev/null
   cp -n tests/data/fuzz_seeds/* "$build/corpus/" 2>/dev/null || true
   echo "fuzzing the JSON decoder for ${FUZZ_SECONDS}s"
-  "$build/fuzz/fuzz_json_decode" -max_total_time="$FUZZ_SECONDS" -max_len=4096 \
-    -print_final_stats=1 "$build/corpus" 2>&1 | grep -E "^(stat::number_of_executed_units|stat::peak_rss_mb|#[0-9]+ +DONE)|ERROR|SUMMARY" || true
-  test "${PIPESTATUS[0]}" -eq 0
+  if ! "$build/fuzz/fuzz_json_decode" -max_total_time="$FUZZ_SECONDS" -max_len=4096 \
+      -print_final_stats=1 -artifact_prefix="$build/" "$build/corpus" >"$build/fuzz.log" 2>&1; then
+    grep -A30 -E "ERROR|runtime error" "$build/fuzz.log" | head -60
+    echo "the fuzzer found a crash: $(ls "$build"/crash-* 2>/dev/null)" >&2
+    exit 1
+  fi
+  grep -E "^stat::(number_of_executed_units|peak_rss_mb)" "$build/fuzz.log"  || true
 else
   echo "clang++ not found: skipping the libFuzzer run" >&2
   exit 1

@@ -22,6 +22,11 @@ Decoder::Decoder(std::unique_ptr<arrow::Type> row_type, Options options)
   if (row_type_->kind != arrow::Kind::Struct) {
     throw std::invalid_argument("the JSON schema must be a struct (a row of fields)");
   }
+  const int corrupt = options_.corrupt_column;
+  if (corrupt >= 0 && (static_cast<size_t>(corrupt) >= row_type_->children.size() ||
+                       row_type_->children[static_cast<size_t>(corrupt)]->kind != arrow::Kind::Utf8)) {
+    throw std::invalid_argument("the corrupt record column must be a STRING field of the schema");
+  }
 }
 
 void Decoder::decode_one(std::string_view doc, size_t readable) {
