@@ -105,7 +105,7 @@ void append_code_point(std::string& out, uint32_t cp) {
 
 }  // namespace
 
-void decode_utf8_like_java(std::string_view bytes, std::vector<char16_t>& out) {
+size_t decode_utf8_like_java(std::string_view bytes, std::vector<char16_t>& out) {
   const size_t n = bytes.size();
   if (out.size() < n) out.resize(n);
   char16_t* const dst = out.data();
@@ -113,6 +113,7 @@ void decode_utf8_like_java(std::string_view bytes, std::vector<char16_t>& out) {
   size_t i = 0;
   const auto at = [&](size_t k) { return static_cast<unsigned>(static_cast<unsigned char>(bytes[k])); };
   constexpr char16_t kReplacement = 0xFFFD;
+  size_t tail = SIZE_MAX;
   while (i < n) {
     const unsigned b0 = at(i);
     if (b0 < 0x80) {
@@ -123,6 +124,7 @@ void decode_utf8_like_java(std::string_view bytes, std::vector<char16_t>& out) {
     const size_t remaining = n - i;
     if (b0 >= 0xC2 && b0 <= 0xDF) {
       if (remaining < 2) {
+        tail = w;
         dst[w++] = kReplacement;
         i = n;
       } else if (!continuation(at(i + 1))) {
@@ -136,6 +138,7 @@ void decode_utf8_like_java(std::string_view bytes, std::vector<char16_t>& out) {
       if (remaining < 3) {
         const bool bad_second =
             remaining > 1 && ((b0 == 0xE0 && (at(i + 1) & 0xE0) == 0x80) || !continuation(at(i + 1)));
+        if (!bad_second) tail = w;
         dst[w++] = kReplacement;
         i = bad_second ? i + 1 : n;  // an incomplete tail is one malformed sequence
         continue;
@@ -163,6 +166,7 @@ void decode_utf8_like_java(std::string_view bytes, std::vector<char16_t>& out) {
         } else if (remaining > 2 && !continuation(at(i + 2))) {
           i += 2;
         } else {
+          tail = w - 1;
           i = n;
         }
         continue;
@@ -191,13 +195,15 @@ void decode_utf8_like_java(std::string_view bytes, std::vector<char16_t>& out) {
     }
   }
   out.resize(w);
+  return tail;
 }
 
 Reader::Reader(const Options& options) : options_(options) { contexts_.resize(8); }
 
-void Reader::reset(const char16_t* units, size_t size) {
+void Reader::reset(const char16_t* units, size_t size, size_t tail) {
   buf_ = units;
   end_ = size;
+  tail_ = tail;
   ptr_ = 0;
   current_ = Token::None;
   next_ = Token::None;
@@ -210,8 +216,8 @@ void Reader::reset(const char16_t* units, size_t size) {
   non_numeric_ = kNotNonNumeric;
 }
 
-void Reader::reset_at_value(const char16_t* units, size_t size, size_t begin, int depth) {
-  reset(units, size);
+void Reader::reset_at_value(const char16_t* units, size_t size, size_t tail, size_t begin, int depth) {
+  reset(units, size, tail);
   ptr_ = begin;
   const size_t d = static_cast<size_t>(depth);
   if (contexts_.size() <= d + 1) contexts_.resize(d + 2);
@@ -807,8 +813,28 @@ Token Reader::handle_odd_value(int c) {
 
 // ---------------------------------------------------------------------------------------------
 // Numbers. The fast routines read ahead with a local pointer and hand over to parse_number2()
-// at the end of the input, as Jackson does at the end of its buffer; where each of them leaves
-// the input position on an error matters for Spark's recovery.
+// at the end of Jackson's input buffer; where each of them leaves the input position on an
+// error matters for Spark's recovery, so the buffer boundaries are reproduced.
+
+size_t Reader::buffer_end(size_t pos) const {
+  // Jackson fills a 4000-character buffer from the InputStreamReader, which stops one short
+  // when a surrogate pair would not fit, and hands over an incomplete UTF-8 sequence at the
+  // very end (one U+FFFD) in a read of its own.
+  constexpr size_t kBuffer = 4000;
+  if (end_ <= kBuffer && tail_ >= end_) return end_;
+  size_t begin = 0;
+  for (;;) {
+    size_t e = begin + kBuffer;
+    if (e >= end_) {
+      e = end_;
+      if (tail_ > begin && tail_ < end_) e = tail_;
+    } else if (buf_[e - 1] >= 0xD800 && buf_[e - 1] <= 0xDBFF) {
+      --e;
+    }
+    if (pos < e) return e;
+    begin = e;
+  }
+}
 
 void Reader::set_number_text(size_t begin, size_t end) {
   number_text_.clear();
@@ -850,11 +876,12 @@ void Reader::verify_root_space(int c) {
 
 Token Reader::parse_unsigned_number(int c) {
   size_t ptr = ptr_;
+  const size_t input_end = buffer_end(ptr - 1);
   const size_t start = ptr - 1;
   if (c == '0') return parse_number2(false, start);
   int int_len = 1;
   for (;;) {
-    if (ptr >= end_) {
+    if (ptr >= input_end) {
       ptr_ = start;
       return parse_number2(false, start);
     }
@@ -874,10 +901,11 @@ Token Reader::parse_unsigned_number(int c) {
 }
 
 Token Reader::parse_float(int c, size_t start, size_t ptr, bool negative, int int_len) {
+  const size_t input_end = buffer_end(start);
   int fract_len = 0;
   if (c == '.') {
     for (;;) {
-      if (ptr >= end_) return parse_number2(negative, start);
+      if (ptr >= input_end) return parse_number2(negative, start);
       c = buf_[ptr++];
       if (!is_digit(c)) break;
       ++fract_len;
@@ -886,15 +914,15 @@ Token Reader::parse_float(int c, size_t start, size_t ptr, bool negative, int in
   }
   int exp_len = 0;
   if ((c | 0x20) == 'e') {
-    if (ptr >= end_) return parse_number2(negative, start);
+    if (ptr >= input_end) return parse_number2(negative, start);
     c = buf_[ptr++];
     if (c == '-' || c == '+') {
-      if (ptr >= end_) return parse_number2(negative, start);
+      if (ptr >= input_end) return parse_number2(negative, start);
       c = buf_[ptr++];
     }
     while (is_digit(c)) {
       ++exp_len;
-      if (ptr >= end_) return parse_number2(negative, start);
+      if (ptr >= input_end) return parse_number2(negative, start);
       c = buf_[ptr++];
     }
     if (exp_len == 0) fail("Unexpected character in numeric value: Exponent indicator not followed by a digit");
@@ -908,8 +936,9 @@ Token Reader::parse_float(int c, size_t start, size_t ptr, bool negative, int in
 
 Token Reader::parse_signed_number(bool negative) {
   size_t ptr = ptr_;
+  const size_t input_end = buffer_end(ptr - 1);
   const size_t start = negative ? ptr - 1 : ptr;
-  if (ptr >= end_) return parse_number2(negative, start);
+  if (ptr >= input_end) return parse_number2(negative, start);
   int c = buf_[ptr++];
   if (!is_digit(c)) {
     ptr_ = ptr;
@@ -919,7 +948,7 @@ Token Reader::parse_signed_number(bool negative) {
   if (c == '0') return parse_number2(negative, start);
   int int_len = 1;
   for (;;) {
-    if (ptr >= end_) return parse_number2(negative, start);
+    if (ptr >= input_end) return parse_number2(negative, start);
     c = buf_[ptr++];
     if (!is_digit(c)) break;
     ++int_len;

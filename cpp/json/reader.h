@@ -38,17 +38,19 @@ enum class Token : uint8_t {
 // Decodes UTF-8 into UTF-16 units as Java's InputStreamReader does: each malformed sequence
 // becomes one U+FFFD, with the lengths of Java's decoder (mostly Unicode's "maximal subpart";
 // an encoded surrogate ED A0..BF xx is one replacement, and so is an incomplete sequence at
-// the end of the input).
-void decode_utf8_like_java(std::string_view bytes, std::vector<char16_t>& out);
+// the end of the input). Returns the index of that last replacement for an incomplete
+// sequence at the end (Java's reader hands it over separately), else SIZE_MAX.
+size_t decode_utf8_like_java(std::string_view bytes, std::vector<char16_t>& out);
 
 class Reader {
  public:
   explicit Reader(const Options& options);
 
-  // Starts reading a document (UTF-16 units; they must outlive the reading).
-  void reset(const char16_t* units, size_t size);
+  // Starts reading a document (UTF-16 units; they must outlive the reading); `tail` is what
+  // decode_utf8_like_java returned.
+  void reset(const char16_t* units, size_t size, size_t tail);
   // Starts reading the single value that begins at `begin`, as if it sat `depth` levels deep.
-  void reset_at_value(const char16_t* units, size_t size, size_t begin, int depth);
+  void reset_at_value(const char16_t* units, size_t size, size_t tail, size_t begin, int depth);
 
   // Jackson's nextToken(). Throws SyntaxError, leaving the state as Jackson leaves it.
   Token next_token();
@@ -120,6 +122,7 @@ class Reader {
   Token reset_float(int int_len, int fract_len, int exp_len);
   Token reset_as_nan(const char* text, int sign);
   void set_number_text(size_t begin, size_t end);
+  size_t buffer_end(size_t pos) const;
 
   // UTF-16 units to UTF-8, pairing surrogates; lone surrogates get their 3-byte form.
   void begin_text(std::string& out);
@@ -132,6 +135,7 @@ class Reader {
   const Options& options_;
   const char16_t* buf_ = nullptr;
   size_t end_ = 0;
+  size_t tail_ = SIZE_MAX;
   size_t ptr_ = 0;
 
   Token current_ = Token::None;

@@ -520,7 +520,7 @@ void SparkConverter::convert_timestamp(std::string_view text, const Type& type, 
 
 void SparkConverter::restore_value(size_t begin, int depth, const Type& type, ColumnBuilder& out) {
   Reader reader(options_);
-  reader.reset_at_value(units_.data(), units_.size(), begin, depth);
+  reader.reset_at_value(units_.data(), units_.size(), tail_, begin, depth);
   const int64_t before = out.length();
   try {
     reader.next_token();
@@ -631,9 +631,9 @@ RowOutcome SparkConverter::convert(std::string_view doc, ColumnBuilder& row, std
   first_error_.clear();
   map_depth_ = 0;
   value_begins_.clear();
-  decode_utf8_like_java(doc, units_);
+  tail_ = decode_utf8_like_java(doc, units_);
   Reader& reader = reader_;
-  reader.reset(units_.data(), units_.size());
+  reader.reset(units_.data(), units_.size(), tail_);
   try {
     const Token token = reader.next_token();
     if (token == Token::None) {

@@ -59,6 +59,7 @@ class SparkConverter {
   std::optional<DateTimePattern> timestamp_ntz_pattern_;
   std::optional<DateTimePattern> date_pattern_;
   std::vector<char16_t> units_;  // the document as Jackson reads it
+  size_t tail_ = 0;
   Reader reader_;
   std::string first_error_;
   std::string copy_buffer_;
