@@ -21,6 +21,7 @@ def main(folder: str) -> None:
         .appName("sliceflow-local-cluster")
         .config("spark.sql.session.timeZone", "UTC")
         .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
         .getOrCreate()
     )
     try:
