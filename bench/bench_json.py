@@ -1,0 +1,491 @@
+"""JSON decoding benchmarks: sliceflow against pyarrow, polars and Spark, in one run.
+
+Two parts, each timed in the same process so that the ratios compare like with like:
+
+* ``kernel`` -- NDJSON bytes -> Arrow on ONE core (this process pinned to one CPU, one thread
+  in pyarrow and polars): ``sliceflow.json.decode`` vs ``pyarrow.json.read_json`` vs
+  ``polars.read_ndjson``, all with the explicit Nexmark bid schema.
+* ``spark`` -- PySpark ``local[2]``: ``spark.read.text`` + Spark's ``from_json`` vs
+  ``sliceflow.spark.from_json``, ``spark.read.json`` vs the ``sliceflow.json`` data source,
+  plus two floors: ``spark.read.text`` alone and an Arrow UDF that returns its input unchanged
+  (the cost of moving the strings to Python and back). Every job is forced to decode every row
+  with ``df.write.format("noop")``.
+
+Rounds are interleaved (every contender once per round) so that a noisy neighbour slows all of
+them alike; the tables show medians.
+
+    python bench/bench_json.py                    # both parts, full size
+    python bench/bench_json.py --quick            # smoke run, small sizes
+    python bench/bench_json.py --only kernel --rows 1000000
+    python bench/bench_json.py --write-readme     # also update bench/README.md's results
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import gc
+import io
+import os
+import platform
+import re
+import shlex
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pyarrow as pa
+
+# polars sizes its thread pool when it is first imported: one thread, for the one-core kernel.
+os.environ["POLARS_MAX_THREADS"] = "1"
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+README = os.path.join(HERE, "README.md")
+
+KERNEL_TARGETS = {"MB/s": 1000.0, "vs pyarrow": 4.0, "vs polars": 2.5}
+SPARK_TARGETS = {"from_json": 2.5, "data source": 2.0}
+
+
+# ---------------------------------------------------------------------------------------------
+# helpers
+
+
+def machine() -> str:
+    model = "unknown CPU"
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    model = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return f"{os.cpu_count()} CPUs ({model}), {platform.system()} {platform.release()}"
+
+
+def versions() -> str:
+    parts = [f"Python {platform.python_version()}", f"pyarrow {pa.__version__}"]
+    for name in ("polars", "pyspark"):
+        try:
+            module = __import__(name)
+            parts.append(f"{name} {module.__version__}")
+        except ImportError:
+            pass
+    import sliceflow
+
+    parts.append(f"sliceflow {sliceflow.__version__} ({os.path.dirname(sliceflow.__file__)})")
+    return ", ".join(parts)
+
+
+def interleaved(
+    jobs: list[tuple[str, Callable[[], Any]]], repeats: int, warmups: int = 1
+) -> dict[str, list[float]]:
+    """Runs every job once per round, ``warmups`` untimed rounds first; seconds per job."""
+    times: dict[str, list[float]] = {label: [] for label, _ in jobs}
+    for round_ in range(warmups + repeats):
+        for label, job in jobs:
+            gc.collect()
+            start = time.perf_counter()
+            result = job()
+            elapsed = time.perf_counter() - start
+            del result
+            if round_ >= warmups:
+                times[label].append(elapsed)
+        print(
+            f"  round {round_ + 1}/{warmups + repeats}"
+            + (" (warm-up)" if round_ < warmups else "")
+            + ": "
+            + ", ".join(f"{label} {times_or(times, label, round_, warmups)}" for label, _ in jobs),
+            file=sys.stderr,
+            flush=True,
+        )
+    return times
+
+
+def times_or(times: dict[str, list[float]], label: str, round_: int, warmups: int) -> str:
+    return f"{times[label][-1]:.3f}s" if round_ >= warmups else "done"
+
+
+def ratio(base: float, other: float) -> str:
+    return f"{base / other:.2f}x"
+
+
+def paired(times: dict[str, list[float]], base: str, label: str) -> str:
+    """The ratio base/label round by round (same round = same background load): median, range."""
+    ratios = [b / t for b, t in zip(times[base], times[label], strict=True)]
+    return f"{statistics.median(ratios):.2f}x ({min(ratios):.2f}-{max(ratios):.2f})"
+
+
+def spread(samples: list[float]) -> str:
+    return f"{min(samples):.3f}-{max(samples):.3f}"
+
+
+# ---------------------------------------------------------------------------------------------
+# kernel: one core
+
+
+def pin_to_one_cpu(cpu: int) -> dict[int, set[int]]:
+    """Pins every thread of this process to ``cpu``; returns the old masks to restore."""
+    old: dict[int, set[int]] = {}
+    for name in os.listdir("/proc/self/task"):
+        tid = int(name)
+        try:
+            old[tid] = os.sched_getaffinity(tid)
+            os.sched_setaffinity(tid, {cpu})
+        except OSError:  # a thread that ended meanwhile
+            pass
+    os.sched_setaffinity(0, {cpu})
+    return old
+
+
+def unpin(old: dict[int, set[int]]) -> None:
+    main = old.get(os.getpid()) or set(range(os.cpu_count() or 1))
+    for tid, mask in old.items():
+        try:
+            os.sched_setaffinity(tid, mask)
+        except OSError:
+            pass
+    os.sched_setaffinity(0, main)
+
+
+def bench_kernel(rows: int, repeats: int, cpu: int) -> tuple[str, dict[str, Any]]:
+    import pyarrow.json as pj
+
+    from sliceflow import json as sj
+    from sliceflow.testing import BID_DDL, bid_lines
+
+    old_mask = pin_to_one_cpu(cpu)
+    old_cpu_count = pa.cpu_count()
+    old_io_count = pa.io_thread_count()
+    pa.set_cpu_count(1)
+    pa.set_io_thread_count(1)
+    try:
+        import polars as pl
+
+        lines = list(bid_lines(rows))
+        data = ("\n".join(lines) + "\n").encode()
+        strings = pa.array(lines, pa.string())
+        del lines
+        mb = len(data) / 1e6
+        arrow_schema = sj.to_arrow_schema(BID_DDL)
+        polars_schema = {
+            "auction": pl.Int64,
+            "bidder": pl.Int64,
+            "price": pl.Int64,
+            "channel": pl.String,
+            "url": pl.String,
+            # polars parses "2026-11-23 00:00:00.000" itself into a timestamp, but slowly (it
+            # guesses the format value by value); reading a string and converting it with an
+            # explicit format gives the same column much faster: both are timed.
+            "dateTime": pl.Datetime("us", "UTC"),
+            "extra": pl.String,
+        }
+        polars_string_schema = {**polars_schema, "dateTime": pl.String}
+        stamp = pl.col("dateTime").str.to_datetime(
+            "%Y-%m-%d %H:%M:%S%.3f", time_unit="us", time_zone="UTC"
+        )
+        read_options = pj.ReadOptions(use_threads=False)
+        parse_options = pj.ParseOptions(explicit_schema=arrow_schema)
+
+        def sliceflow_bytes() -> Any:
+            return sj.decode(data, BID_DDL)
+
+        def sliceflow_array() -> Any:
+            return sj.decode(strings, BID_DDL)
+
+        def pyarrow_json() -> Any:
+            return pj.read_json(
+                pa.BufferReader(data), read_options=read_options, parse_options=parse_options
+            )
+
+        def polars_ndjson() -> Any:
+            return pl.read_ndjson(io.BytesIO(data), schema=polars_schema)
+
+        def polars_ndjson_to_datetime() -> Any:
+            frame = pl.read_ndjson(io.BytesIO(data), schema=polars_string_schema)
+            return frame.with_columns(stamp)
+
+        # Same rows from everyone, before anything is timed.
+        expected = pa.Table.from_batches([sliceflow_bytes()])
+        assert expected.num_rows == rows, (expected.num_rows, rows)
+        assert pa.Table.from_batches([sliceflow_array()]).equals(expected)
+        assert pyarrow_json().combine_chunks().equals(expected.combine_chunks())
+        assert polars_ndjson().equals(pl.from_arrow(expected)), "polars disagrees"
+        assert polars_ndjson_to_datetime().equals(pl.from_arrow(expected)), "polars disagrees"
+
+        labels = {
+            "sliceflow": "sliceflow.json.decode(NDJSON bytes)",
+            "sliceflow_array": "sliceflow.json.decode(pa.string array)",
+            "pyarrow": "pyarrow.json.read_json",
+            "polars": "polars.read_ndjson(dateTime: Datetime)",
+            "polars_str": "polars.read_ndjson(dateTime: String) + str.to_datetime(format)",
+        }
+        jobs = [
+            (labels["sliceflow"], sliceflow_bytes),
+            (labels["sliceflow_array"], sliceflow_array),
+            (labels["pyarrow"], pyarrow_json),
+            (labels["polars"], polars_ndjson),
+            (labels["polars_str"], polars_ndjson_to_datetime),
+        ]
+        print(
+            f"kernel: {rows:,} bids, {mb:.1f} MB, CPU {cpu}, polars threads "
+            f"{pl.thread_pool_size()}, arrow threads {pa.cpu_count()}",
+            file=sys.stderr,
+        )
+        times = interleaved(jobs, repeats)
+    finally:
+        pa.set_cpu_count(old_cpu_count)
+        pa.set_io_thread_count(old_io_count)
+        unpin(old_mask)
+
+    med = {label: statistics.median(samples) for label, samples in times.items()}
+    t_pa = med[labels["pyarrow"]]
+    # Against the faster way of getting the same table out of polars.
+    polars_best = min((labels["polars"], labels["polars_str"]), key=med.__getitem__)
+    t_pl = med[polars_best]
+    out = [
+        f"**Kernel**: NDJSON -> Arrow, flat bid schema, one core (pinned to CPU {cpu}; "
+        f"`pa.set_cpu_count(1)`, `use_threads=False`, `POLARS_MAX_THREADS=1`); "
+        f"{rows:,} bids = {mb:.1f} MB; median of {repeats} runs.",
+        "",
+        "Ratios are other decoder's time / this decoder's time (> 1: this one is faster); "
+        "*vs polars* is against the faster of the two polars rows.",
+        "",
+        "| decoder | median s | min-max s | MB/s | vs pyarrow | vs polars |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for label, _ in jobs:
+        t = med[label]
+        out.append(
+            f"| {label} | {t:.3f} | {spread(times[label])} | {mb / t:,.0f} | "
+            f"{ratio(t_pa, t)} | {ratio(t_pl, t)} |"
+        )
+    t_sf = med[labels["sliceflow"]]
+    checks = [
+        ("MB/s", mb / t_sf, KERNEL_TARGETS["MB/s"], f"{mb / t_sf:,.0f} MB/s"),
+        ("vs pyarrow", t_pa / t_sf, KERNEL_TARGETS["vs pyarrow"], f"{t_pa / t_sf:.2f}x"),
+        ("vs polars", t_pl / t_sf, KERNEL_TARGETS["vs polars"], f"{t_pl / t_sf:.2f}x"),
+    ]
+    out.append("")
+    out.append(
+        "Targets (sliceflow, NDJSON bytes): "
+        + "; ".join(
+            f"{name} >= {target:g}{'' if name == 'MB/s' else 'x'}: {shown} "
+            f"({'met' if value >= target else 'NOT met'})"
+            for name, value, target, shown in checks
+        )
+        + "."
+    )
+    sf = labels["sliceflow"]
+    out.append(
+        f"Round by round (decoders back to back, so under the same background load): "
+        f"vs pyarrow {paired(times, labels['pyarrow'], sf)}, vs polars "
+        f"{paired(times, polars_best, sf)}; fastest run {mb / min(times[sf]):,.0f} MB/s."
+    )
+    return "\n".join(out), {"median": med, "mb": mb}
+
+
+# ---------------------------------------------------------------------------------------------
+# spark: local[2]
+
+
+def bench_spark(
+    rows: int, files: int, repeats: int, data_dir: str | None, batch_rows: int | None
+) -> tuple[str, dict[str, Any]]:
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    # Workers import sliceflow from wherever this process did (a dev build on PYTHONPATH too).
+    import sliceflow
+
+    pkg_root = os.path.dirname(os.path.dirname(os.path.abspath(sliceflow.__file__)))
+    paths = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    if pkg_root not in paths:
+        os.environ["PYTHONPATH"] = os.pathsep.join([pkg_root, *paths])
+
+    from pyspark.sql import SparkSession
+    from pyspark.sql import functions as F
+
+    import sliceflow.spark as sfs
+    from sliceflow.testing import BID_DDL, write_bids
+
+    builder = (
+        SparkSession.builder.master("local[2]")
+        .appName("sliceflow-bench")
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.driver.memory", "2g")
+    )
+    if batch_rows:
+        builder = builder.config("spark.sql.execution.arrow.maxRecordsPerBatch", str(batch_rows))
+    spark = builder.getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    sfs.register(spark)
+    arrow_batch = spark.conf.get("spark.sql.execution.arrow.maxRecordsPerBatch")
+
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = data_dir or os.path.join(tmp, "bids")
+        existing = os.path.isdir(folder) and any(n.endswith(".json") for n in os.listdir(folder))
+        if existing:
+            print(f"spark: reusing the bids in {folder}", file=sys.stderr)
+        else:
+            t0 = time.perf_counter()
+            write_bids(folder, rows, files=files)
+            print(
+                f"spark: wrote {rows:,} bids in {files} files in {time.perf_counter() - t0:.1f}s",
+                file=sys.stderr,
+            )
+        names = [n for n in os.listdir(folder) if n.endswith(".json")]
+        mb = sum(os.path.getsize(os.path.join(folder, n)) for n in names) / 1e6
+
+        def identity(batches: Iterator[pa.Array]) -> Iterator[pa.Array]:
+            yield from batches
+
+        identity.__name__ = "identity"
+        identity_udf = F.arrow_udf(identity, "string")
+
+        text = spark.read.text(folder)
+        frames = {
+            "read.text only (floor)": text,
+            "read.text + identity Arrow UDF (floor)": text.select(
+                identity_udf("value").alias("value")
+            ),
+            "read.text + Spark from_json": text.select(
+                F.from_json("value", BID_DDL).alias("b")
+            ).select("b.*"),
+            "read.text + sliceflow from_json": text.select(
+                sfs.from_json("value", BID_DDL).alias("b")
+            ).select("b.*"),
+            "spark.read.json(schema)": spark.read.schema(BID_DDL).json(folder),
+            "sliceflow.json data source": spark.read.format("sliceflow.json")
+            .schema(BID_DDL)
+            .load(folder),
+        }
+        counts = {label: df.count() for label, df in frames.items()}
+        n_rows = counts["read.text only (floor)"]
+        assert all(c == n_rows for c in counts.values()), counts
+        # A cheap check that the sliceflow jobs decode what Spark decodes.
+        agg = [F.sum("price"), F.max("dateTime"), F.count("url"), F.sum(F.length("extra"))]
+        want = frames["spark.read.json(schema)"].agg(*agg).collect()
+        for label in ("read.text + sliceflow from_json", "sliceflow.json data source"):
+            got = frames[label].agg(*agg).collect()
+            assert got == want, (label, got, want)
+
+        def noop(df):
+            return lambda: df.write.format("noop").mode("overwrite").save()
+
+        jobs = [(label, noop(df)) for label, df in frames.items()]
+        print(
+            f"spark: {n_rows:,} bids, {mb:.1f} MB, {text.rdd.getNumPartitions()} text partitions, "
+            f"arrow batch {arrow_batch} rows",
+            file=sys.stderr,
+        )
+        times = interleaved(jobs, repeats)
+        partitions = text.rdd.getNumPartitions()
+    spark.stop()
+
+    med = {label: statistics.median(samples) for label, samples in times.items()}
+    pairs = {
+        "read.text + sliceflow from_json": "read.text + Spark from_json",
+        "sliceflow.json data source": "spark.read.json(schema)",
+    }
+    out = [
+        f"**PySpark** `local[2]`: {n_rows:,} bids = {mb:.1f} MB of NDJSON in {len(names)} files "
+        f"({partitions} partitions), session time zone UTC, Arrow batches of {arrow_batch} rows; "
+        f'each job `df.write.format("noop")`, one warm-up round, median of {repeats}.',
+        "",
+        "| job | median s | min-max s | MB/s | vs Spark |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for label, _ in jobs:
+        t = med[label]
+        vs = ratio(med[pairs[label]], t) if label in pairs else ""
+        out.append(f"| {label} | {t:.2f} | {spread(times[label])} | {mb / t:,.0f} | {vs} |")
+    fj = med["read.text + Spark from_json"] / med["read.text + sliceflow from_json"]
+    ds = med["spark.read.json(schema)"] / med["sliceflow.json data source"]
+    out.append("")
+    out.append(
+        f"Targets: from_json >= {SPARK_TARGETS['from_json']:g}x Spark's: {fj:.2f}x "
+        f"({'met' if fj >= SPARK_TARGETS['from_json'] else 'NOT met'}); data source >= "
+        f"{SPARK_TARGETS['data source']:g}x spark.read.json: {ds:.2f}x "
+        f"({'met' if ds >= SPARK_TARGETS['data source'] else 'NOT met'})."
+    )
+    out.append(
+        "Round by round (jobs back to back): from_json "
+        f"{paired(times, 'read.text + Spark from_json', 'read.text + sliceflow from_json')}, "
+        f"data source {paired(times, 'spark.read.json(schema)', 'sliceflow.json data source')}."
+    )
+    return "\n".join(out), {"median": med, "mb": mb}
+
+
+# ---------------------------------------------------------------------------------------------
+# README
+
+
+def write_readme(part: str, block: str, header: str) -> None:
+    start, end = f"<!-- results:{part}:start -->", f"<!-- results:{part}:end -->"
+    with open(README, encoding="utf-8") as f:
+        text = f.read()
+    pattern = re.compile(re.escape(start) + r".*?" + re.escape(end), re.S)
+    if not pattern.search(text):
+        raise SystemExit(f"{README} has no {start} ... {end} block")
+    replacement = f"{start}\n{header}\n\n{block}\n{end}"
+    text = pattern.sub(lambda _: replacement, text)
+    with open(README, "w", encoding="utf-8") as f:
+        f.write(text)
+    print(f"updated the {part} results in {README}", file=sys.stderr)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--only", choices=("kernel", "spark"), help="run one part only")
+    parser.add_argument(
+        "--rows", type=int, help="bids for each part run (default kernel 500000, spark 2000000)"
+    )
+    parser.add_argument("--quick", action="store_true", help="small sizes and few repeats")
+    parser.add_argument("--repeat", type=int, help="timed rounds (kernel: 7, spark: 3)")
+    parser.add_argument("--files", type=int, default=4, help="NDJSON files for Spark")
+    parser.add_argument("--cpu", type=int, default=0, help="the CPU the kernel part runs on")
+    parser.add_argument("--data-dir", help="keep/reuse the Spark input here (default: temp)")
+    parser.add_argument(
+        "--arrow-batch", type=int, help="spark.sql.execution.arrow.maxRecordsPerBatch"
+    )
+    parser.add_argument("--note", help="a line for the header, e.g. which sliceflow build ran")
+    parser.add_argument("--write-readme", action="store_true", help="update bench/README.md")
+    args = parser.parse_args(argv)
+
+    parts = [args.only] if args.only else ["kernel", "spark"]
+    given = list(sys.argv[1:] if argv is None else argv)
+    if "--note" in given:  # shown on its own line below
+        at = given.index("--note")
+        del given[at : at + 2]
+    given = [g for g in given if not g.startswith("--note=")]
+    command = shlex.join(["python", "bench/bench_json.py", *given])
+    if os.environ.get("PYTHONPATH"):
+        command = f"PYTHONPATH={shlex.quote(os.environ['PYTHONPATH'])} {command}"
+    header = (
+        f"Run {dt.datetime.now():%Y-%m-%d %H:%M}: `{command}`\n\n"
+        f"Machine: {machine()}; {versions()}."
+    )
+    if args.note:
+        header += f"\n\n{args.note}"
+    print(header + "\n")
+    for part in parts:
+        if part == "kernel":
+            rows = args.rows or (20_000 if args.quick else 500_000)
+            repeats = args.repeat or (3 if args.quick else 7)
+            block, _ = bench_kernel(rows, repeats, args.cpu)
+        else:
+            rows = args.rows or (100_000 if args.quick else 2_000_000)
+            repeats = args.repeat or (1 if args.quick else 3)
+            block, _ = bench_spark(rows, args.files, repeats, args.data_dir, args.arrow_batch)
+        print(block + "\n", flush=True)
+        if args.write_readme:
+            write_readme(part, block, header)
+
+
+if __name__ == "__main__":
+    main()
