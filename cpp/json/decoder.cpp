@@ -73,6 +73,8 @@ void Decoder::decode_lines(std::string_view buffer, size_t padded_size) {
   const char* const begin = buffer.data();
   const char* const end = begin + buffer.size();
   const char* pos = begin;
+  const char* next_cr = begin;  // the next \r at or after pos, or end, once scanned
+  bool cr_scanned = false;
   const int64_t start_rows = row_.length();
   bool reserved = false;
   while (pos < end) {
@@ -85,8 +87,13 @@ void Decoder::decode_lines(std::string_view buffer, size_t padded_size) {
     // Lines end at \n, \r\n or a lone \r (as Spark's text reader splits them).
     const char* nl = static_cast<const char*>(std::memchr(pos, '\n', static_cast<size_t>(end - pos)));
     const char* line_end = nl != nullptr ? nl : end;
-    const char* cr = static_cast<const char*>(std::memchr(pos, '\r', static_cast<size_t>(line_end - pos)));
-    if (cr != nullptr) line_end = cr;
+    if (!cr_scanned || next_cr < pos) {
+      cr_scanned = true;
+      // One forward scan for \r serves every line it passes (most inputs have none).
+      next_cr = static_cast<const char*>(std::memchr(pos, '\r', static_cast<size_t>(end - pos)));
+      if (next_cr == nullptr) next_cr = end;
+    }
+    if (next_cr < line_end) line_end = next_cr;
     const std::string_view line(pos, static_cast<size_t>(line_end - pos));
     // A line of only white space gives no row (Jackson finds no token in it).
     const size_t first = line.find_first_not_of(" \t");

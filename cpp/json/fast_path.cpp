@@ -1,6 +1,8 @@
 #include "json/fast_path.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "arrow/int128.h"
@@ -28,9 +30,139 @@ bool pow10_fits(int scale, int precision, int64_t v, int128& out) {
   return true;
 }
 
+bool number_byte(char c) {
+  return (c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' || c == '-' || c == '+';
+}
+
+// Jackson's StreamReadConstraints reject numbers of more than `max_digits` digits and field
+// names of more than 50000 characters, which simdjson accepts. True when the document may hold
+// either (conservatively: the reference path then decides). Costs nothing for short documents.
+bool may_exceed_jackson_limits(std::string_view doc, size_t max_digits) {
+  constexpr size_t kMaxNameLength = 50000;
+  if (doc.size() > max_digits && max_digits >= 2) {
+    // Such a number is a run of more than max_digits bytes of [0-9.eE+-], so two consecutive
+    // samples taken every max_digits / 2 bytes fall into it.
+    const size_t step = max_digits / 2;
+    bool previous = false;
+    for (size_t i = 0; i < doc.size(); i += step) {
+      const bool in = number_byte(doc[i]);
+      const bool both = in && previous;
+      previous = in;
+      if (both) {
+        size_t begin = i;
+        while (begin > 0 && number_byte(doc[begin - 1])) --begin;
+        size_t digits = 0;
+        size_t end = begin;
+        for (; end < doc.size() && number_byte(doc[end]); ++end) {
+          if (doc[end] >= '0' && doc[end] <= '9') ++digits;
+        }
+        if (digits > max_digits) return true;
+        i = end;  // continue sampling past this run
+        previous = false;
+      }
+    }
+  }
+  if (doc.size() > kMaxNameLength) {
+    // A string of more than 50000 bytes followed by ':' (a name; bytes >= characters).
+    const char* const end = doc.data() + doc.size();
+    const char* p = doc.data();
+    while (p < end) {
+      const char* open = static_cast<const char*>(std::memchr(p, '"', static_cast<size_t>(end - p)));
+      if (open == nullptr) break;
+      const char* close = open + 1;
+      for (;;) {
+        close = static_cast<const char*>(std::memchr(close, '"', static_cast<size_t>(end - close)));
+        if (close == nullptr) return true;  // not well-formed: let the reference path decide
+        size_t backslashes = 0;
+        while (close - static_cast<std::ptrdiff_t>(backslashes) > open + 1 &&
+               close[-1 - static_cast<std::ptrdiff_t>(backslashes)] == '\\') {
+          ++backslashes;
+        }
+        if (backslashes % 2 == 0) break;
+        ++close;
+      }
+      if (static_cast<size_t>(close - open - 1) > kMaxNameLength) {
+        const char* q = close + 1;
+        while (q < end && (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r')) ++q;
+        if (q < end && *q == ':') return true;
+      }
+      p = close + 1;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 namespace {
+
+// Field names are short: an inline loop beats a call to memcmp.
+inline bool same_name(const std::string& name, std::string_view key) {
+  if (name.size() != key.size()) return false;
+  for (size_t i = 0; i < key.size(); ++i) {
+    if (name[i] != key[i]) return false;
+  }
+  return true;
+}
+
+inline int two_digits(const char* p) {
+  const int a = p[0] - '0';
+  const int b = p[1] - '0';
+  return (a < 0 || a > 9 || b < 0 || b > 9) ? -1 : a * 10 + b;
+}
+
+// The usual machine-written timestamp "yyyy-MM-dd HH:mm:ss[.fraction][Z]" (or 'T'), which
+// Spark's CAST parser reads as the obvious instant; anything else goes to the full parser.
+bool parse_canonical_timestamp(std::string_view s, int64_t offset_seconds, int64_t& micros) {
+  if (s.size() < 19 || s[4] != '-' || s[7] != '-' || (s[10] != ' ' && s[10] != 'T') ||
+      s[13] != ':' || s[16] != ':') {
+    return false;
+  }
+  const char* p = s.data();
+  const int y1 = two_digits(p);
+  const int y2 = two_digits(p + 2);
+  const int month = two_digits(p + 5);
+  const int day = two_digits(p + 8);
+  const int hour = two_digits(p + 11);
+  const int minute = two_digits(p + 14);
+  const int second = two_digits(p + 17);
+  if (y1 < 10 || y2 < 0 || month < 1 || month > 12 || day < 1 || hour < 0 || hour > 23 ||
+      minute < 0 || minute > 59 || second < 0 || second > 59) {
+    return false;
+  }
+  const int year = y1 * 100 + y2;
+  static constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  const bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+  if (day > kDays[month - 1] + (month == 2 && leap ? 1 : 0)) return false;
+  size_t i = 19;
+  int64_t fraction = 0;
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    int digits = 0;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9') {
+      if (digits < 6) fraction = fraction * 10 + (s[i] - '0');  // Spark truncates to micros
+      ++digits;
+      ++i;
+    }
+    if (digits == 0 || digits > 9) return false;
+    for (int k = digits; k < 6; ++k) fraction *= 10;
+  }
+  if (i < s.size() && s[i] == 'Z') {
+    offset_seconds = 0;
+    ++i;
+  }
+  if (i != s.size()) return false;
+  // Days from the civil date (proleptic Gregorian).
+  const int yy = year - (month <= 2 ? 1 : 0);
+  const int era = yy / 400;
+  const int yoe = yy - era * 400;
+  const int doy = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1;
+  const int doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  const int64_t days = static_cast<int64_t>(era) * 146097 + doe - 719468;
+  const int64_t seconds = days * 86400 + hour * 3600 + minute * 60 + second - offset_seconds;
+  micros = seconds * 1000000 + fraction;
+  return true;
+}
 
 bool names_unique(const Type& type) {
   for (size_t i = 0; i < type.children.size(); ++i) {
@@ -62,6 +194,10 @@ FastPath::FastPath(const Type& row_type, const Options& options)
 
 bool FastPath::decode(std::string_view doc, size_t readable, ColumnBuilder& row) {
   if (!enabled_) return false;
+  const size_t max_digits = static_cast<size_t>(options_.max_number_length);
+  if (doc.size() > std::min<size_t>(max_digits, 50000) && may_exceed_jackson_limits(doc, max_digits)) {
+    return false;
+  }
   simdjson::dom::element root;
   const bool padded = readable >= doc.size() + simdjson::SIMDJSON_PADDING;
   if (parser_.parse(doc.data(), doc.size(), !padded).get(root) != simdjson::SUCCESS) return false;
@@ -77,13 +213,13 @@ bool FastPath::object(simdjson::dom::object obj, const Type& type, ColumnBuilder
   for (const auto field : obj) {
     const std::string_view key = field.key;
     int index = -1;
-    if (unique_names_ && guess < n && type.children[guess]->name == key &&
+    if (unique_names_ && guess < n && same_name(type.children[guess]->name, key) &&
         !(is_root && static_cast<int>(guess) == options_.corrupt_column)) {
       index = static_cast<int>(guess);
     } else {
       for (size_t i = n; i-- > 0;) {
         if (is_root && static_cast<int>(i) == options_.corrupt_column) continue;
-        if (type.children[i]->name == key) {
+        if (same_name(type.children[i]->name, key)) {
           index = static_cast<int>(i);
           break;
         }
@@ -191,9 +327,11 @@ bool FastPath::value(simdjson::dom::element element, const Type& type, ColumnBui
       if (et != element_type::STRING) return false;
       const std::string_view s(element);
       int64_t micros = 0;
-      const bool ok = timestamp_pattern_
-                          ? timestamp_pattern_->parse_timestamp(s, options_.utc_offset_seconds, micros)
-                          : json_default_parse_timestamp(s, options_.utc_offset_seconds, micros);
+      const bool ok =
+          timestamp_pattern_
+              ? timestamp_pattern_->parse_timestamp(s, options_.utc_offset_seconds, micros)
+              : (parse_canonical_timestamp(s, options_.utc_offset_seconds, micros) ||
+                 json_default_parse_timestamp(s, options_.utc_offset_seconds, micros));
       if (!ok) return false;
       out.append_fixed<int64_t>(micros);
       return true;
