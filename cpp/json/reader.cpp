@@ -9,6 +9,9 @@ namespace {
 // this many characters (which moves the input position).
 constexpr size_t kMaxErrorTokenLength = 256;
 
+// StreamReadConstraints.DEFAULT_MAX_NAME_LEN (Spark does not change it): in UTF-16 units.
+constexpr size_t kMaxNameLength = 50000;
+
 bool is_digit(int c) { return c >= '0' && c <= '9'; }
 
 int hex_value(int c) {
@@ -611,8 +614,10 @@ void Reader::throw_unquoted_space(int c) {
   }
 }
 
-void Reader::set_name() {
-  // Like Jackson, the context takes the name only once it has been read completely.
+void Reader::set_name(size_t length) {
+  // Like Jackson, the context takes the name only once it has been read completely, and
+  // after the length check of its symbol table (StreamReadConstraints.maxNameLength).
+  if (length > kMaxNameLength) fail("Name length exceeds the maximum allowed");
   Context& ctx = context();
   ctx.name.assign(name_scratch_);
   ctx.has_name = true;
@@ -621,6 +626,7 @@ void Reader::set_name() {
 void Reader::parse_name(int quote) {
   // At the character after the opening quote.
   begin_text(name_scratch_);
+  size_t length = 0;
   for (;;) {
     if (ptr_ >= end_) fail("Unexpected end-of-input in field name");
     int c = buf_[ptr_++];
@@ -633,9 +639,10 @@ void Reader::parse_name(int quote) {
       }
     }
     add_unit(c);
+    ++length;
   }
   end_text();
-  set_name();
+  set_name(length);
 }
 
 void Reader::handle_odd_name(int c) {
@@ -652,9 +659,13 @@ void Reader::handle_odd_name(int c) {
   }
   begin_text(name_scratch_);
   add_unit(c);
-  while (ptr_ < end_ && unquoted_name_char(buf_[ptr_])) add_unit(buf_[ptr_++]);
+  size_t length = 1;
+  while (ptr_ < end_ && unquoted_name_char(buf_[ptr_])) {
+    add_unit(buf_[ptr_++]);
+    ++length;
+  }
   end_text();
-  set_name();
+  set_name(length);
 }
 
 int Reader::decode_escaped() {

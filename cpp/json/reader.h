@@ -100,7 +100,7 @@ class Reader {
   void skip_cr();
 
   void parse_name(int quote);
-  void set_name();
+  void set_name(size_t length);
   void handle_odd_name(int c);
   Token handle_odd_value(int c);
   Token handle_apos();
