@@ -222,15 +222,22 @@ int64_t mul64(int64_t a, int64_t b) {
   return wrap64(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
 }
 
-// A non-negative integer of up to kWords 32-bit words, little endian.
+// A non-negative integer of up to kWords 32-bit words, little endian. Only the first n_ words
+// are meaningful (the rest is left uninitialised).
 class BigNat {
  public:
-  static constexpr int kWords = 80;
+  // Enough for 10 * S and 10^18 * M of any double (about 1100 + 64 bits).
+  static constexpr int kWords = 48;
 
-  explicit BigNat(uint64_t v = 0) {
+  explicit BigNat(uint64_t v = 0) {  // NOLINT(cppcoreguidelines-pro-type-member-init)
     w_[0] = static_cast<uint32_t>(v);
     w_[1] = static_cast<uint32_t>(v >> 32);
     n_ = w_[1] != 0 ? 2 : (w_[0] != 0 ? 1 : 0);
+  }
+
+  void assign(const BigNat& o) {
+    n_ = o.n_;
+    std::memcpy(w_, o.w_, sizeof(uint32_t) * static_cast<size_t>(n_));
   }
 
   void mul_small(uint32_t m) {
@@ -279,18 +286,17 @@ class BigNat {
     return 0;
   }
 
-  static BigNat sum(const BigNat& a, const BigNat& b) {
-    BigNat r;
+  // out = a + b
+  static void sum(const BigNat& a, const BigNat& b, BigNat& out) {
     const int n = a.n_ > b.n_ ? a.n_ : b.n_;
     uint64_t carry = 0;
     for (int i = 0; i < n; ++i) {
       const uint64_t t = uint64_t{i < a.n_ ? a.w_[i] : 0u} + (i < b.n_ ? b.w_[i] : 0u) + carry;
-      r.w_[i] = static_cast<uint32_t>(t);
+      out.w_[i] = static_cast<uint32_t>(t);
       carry = t >> 32;
     }
-    r.n_ = n;
-    if (carry != 0) r.w_[r.n_++] = static_cast<uint32_t>(carry);
-    return r;
+    out.n_ = n;
+    if (carry != 0) out.w_[out.n_++] = static_cast<uint32_t>(carry);
   }
 
   void sub(const BigNat& b) {  // requires *this >= b
@@ -304,11 +310,28 @@ class BigNat {
     while (n_ > 0 && w_[n_ - 1] == 0) --n_;
   }
 
-  bool is_zero() const { return n_ == 0; }
-
-  // Returns floor(*this / s) (known to be below 10) and leaves 10 * (*this mod s).
-  int quo_rem_times10(const BigNat& s) {
-    int q = 0;
+  // Returns floor(*this / s) (known to be below 10) and leaves 10 * (*this mod s); `scratch`
+  // is working space.
+  int quo_rem_times10(const BigNat& s, BigNat& scratch) {
+    // Estimate from the leading words, then correct.
+    const auto lead = [&s](const BigNat& x) {
+      double v = 0;
+      for (int i = x.n_ - 1; i >= 0 && i >= x.n_ - 3; --i) {
+        v += std::ldexp(static_cast<double>(x.w_[i]), 32 * (i - s.n_ + 1));
+      }
+      return v;
+    };
+    int q = s.n_ == 0 ? 0 : static_cast<int>(lead(*this) / lead(s));
+    if (q > 9) q = 9;
+    if (q > 0) {
+      scratch.assign(s);
+      scratch.mul_small(static_cast<uint32_t>(q));
+      while (q > 0 && cmp(*this, scratch) < 0) {
+        --q;
+        scratch.sub(s);
+      }
+      sub(scratch);
+    }
     while (cmp(*this, s) >= 0) {
       sub(s);
       ++q;
@@ -318,7 +341,7 @@ class BigNat {
   }
 
  private:
-  uint32_t w_[kWords] = {};
+  uint32_t w_[kWords];
   int n_ = 0;
 };
 
@@ -501,9 +524,11 @@ void java_digits(uint64_t fract_bits, int bin_exp, int n_sig, JavaDecimal& out) 
     BigNat b = pow52(b5, b2, fract);
     BigNat m = pow52(m5 + 1, m2 + 1);         // 10 * M, scaled for the first digit
     const BigNat ten_s = pow52(s5 + 1, s2 + 1);  // 10 * S
-    int q = b.quo_rem_times10(s);
+    BigNat scratch;
+    int q = b.quo_rem_times10(s, scratch);
     low = BigNat::cmp(b, m) < 0;
-    high = BigNat::cmp(ten_s, BigNat::sum(b, m)) <= 0;
+    BigNat::sum(b, m, scratch);
+    high = BigNat::cmp(ten_s, scratch) <= 0;
     if (q == 0 && !high) {
       --dec_exp;
     } else {
@@ -511,10 +536,11 @@ void java_digits(uint64_t fract_bits, int bin_exp, int n_sig, JavaDecimal& out) 
     }
     if (dec_exp < -3 || dec_exp >= 8) high = low = false;
     while (!low && !high) {
-      q = b.quo_rem_times10(s);
+      q = b.quo_rem_times10(s, scratch);
       m.mul_small(10);
       low = BigNat::cmp(b, m) < 0;
-      high = BigNat::cmp(ten_s, BigNat::sum(b, m)) <= 0;
+      BigNat::sum(b, m, scratch);
+      high = BigNat::cmp(ten_s, scratch) <= 0;
       out.digits[n++] = static_cast<char>('0' + q);
     }
     if (high && low) {
