@@ -277,3 +277,152 @@ def test_arbitrary_bytes_never_crash(data):
     assert out.num_rows == 1
     out = sj.decode(data, schema)
     assert out.num_rows <= data.count(b"\n") + data.count(b"\r") + 1
+
+
+# --- Spark/Jackson fidelity of the reference path. Expected values are Spark 4.3's answers
+# (from_json, JDK 17) for the same documents.
+
+
+def test_rewritten_floats_use_java17_double_to_string():
+    docs = [
+        '{"a":2e23}',
+        '{"a":5e-324}',
+        '{"a":2.4703282292062328e-324}',
+        '{"a":6580380704900217686.3179914}',
+        '{"a":1e400}',
+        '{"a":[1.7976931348623159e308,{"x":-1e400}]}',
+        '{"a":3.1415926E53589793238462643}',
+        '{"a":-0}',
+        '{"a":123456789012345678901234567890}',
+        '{"a":1e22}',
+        '{"a":0.001}',
+        '{"a":1.0E-4}',
+    ]
+    assert sj.decode(pa.array(docs), "a STRING").column(0).to_pylist() == [
+        "1.9999999999999998E23",
+        "4.9E-324",
+        "4.9E-324",
+        "6.5803807049002179E18",
+        '"Infinity"',
+        '["Infinity",{"x":"-Infinity"}]',
+        '"Infinity"',
+        "0",
+        "123456789012345678901234567890",
+        "1.0E22",
+        "0.001",
+        "1.0E-4",
+    ]
+
+
+def test_integer_minus_zero_is_positive_zero_in_floating_fields():
+    out = rows(
+        sj.decode(pa.array(['{"d":-0,"f":-0,"c":[-0,-0.0]}']), "d DOUBLE, f FLOAT, c ARRAY<DOUBLE>")
+    )
+    assert out == [{"d": 0.0, "f": 0.0, "c": [0.0, -0.0]}]
+    assert math.copysign(1, out[0]["d"]) == 1 and math.copysign(1, out[0]["c"][1]) == -1
+
+
+def test_failing_duplicate_key_keeps_the_earlier_value():
+    schema = "i INT, st STRUCT<a: INT, b: STRING>, m MAP<STRING, INT>, _corrupt_record STRING"
+    docs = [
+        '{"i":1,"i":"x"}',
+        '{"i":1,"i":2,"i":{}}',
+        '{"st":{"a":1,"a":"x"}}',
+        '{"st":{"a":1,"b":"y"},"st":[]}',
+        '{"i":1,"i":null}',
+        '{"m":{"k":1,"k":2}}',
+    ]
+    assert rows(sj.decode(pa.array(docs), schema)) == [
+        {"i": 1, "st": None, "m": None, "_corrupt_record": docs[0]},
+        {"i": 2, "st": None, "m": None, "_corrupt_record": docs[1]},
+        {"i": None, "st": {"a": 1, "b": None}, "m": None, "_corrupt_record": docs[2]},
+        {"i": None, "st": {"a": 1, "b": "y"}, "m": None, "_corrupt_record": docs[3]},
+        {"i": None, "st": None, "m": None, "_corrupt_record": None},
+        {"i": None, "st": None, "m": [("k", 1), ("k", 2)], "_corrupt_record": None},
+    ]
+
+
+def test_invalid_utf8_is_replaced_like_javas_decoder():
+    docs = [
+        b'{"s":"a\xed\xa0b"}',  # ED A0 + non-continuation: one replacement for two bytes
+        b'{"s":"a\xed\xa0\x80b"}',  # an encoded surrogate: one replacement
+        b'{"s":"a\xe2(\xa1b"}',
+        b'{"s":"a\xf0\x90\x80"}',
+        b'{"s":"\xc0\xaf"}',
+    ]
+    out = sj.decode(pa.array(docs, pa.binary()), "s STRING").column(0).to_pylist()
+    assert out == ["a\ufffdb", "a\ufffdb", "a\ufffd(\ufffdb", "a\ufffd", "\ufffd\ufffd"]
+
+
+@pytest.mark.parametrize(
+    ("schema", "doc", "expected"),
+    [
+        # Jackson's state after a syntax error decides how far Spark's recovery gets.
+        ("x INT, k ARRAY<INT>, y INT", '{"x":1,"k":[0,tru,9],"y":2}', (1, None, 2)),
+        ("x INT, k ARRAY<INT>, y INT", '{"x":1,"k":[0,007,9],"y":2}', (None, None, None)),
+        ("x INT, k ARRAY<INT>, y INT", '{"x":1,"k":[0,1e,9],"y":2}', (1, None, 2)),
+        ("x INT, k ARRAY<INT>, y INT", '{"x":1,"k":[0,+1,9],"y":2}', (1, None, 2)),
+        ("x INT, k ARRAY<INT>, y INT", '{"x":1,"k":[0,-,9],"y":2}', (None, None, None)),
+        ("x INT, k ARRAY<INT>, y INT", '{"x":1,"k":[0,"a",9],"y":2}', (1, None, 2)),
+        (
+            "x INT, k STRUCT<p: STRING, q: INT>, y INT",
+            '{"x":1,"k":{"p":{"p":1,},"q":9},"y":2}',
+            (1, {"p": None, "q": 9}, 2),
+        ),
+        (
+            "x INT, k STRUCT<p: STRING, q: INT>, y INT",
+            '{"x":1,"k":{"p":{"p" 1},"q":9},"y":2}',
+            (1, {"p": None, "q": None}, None),
+        ),
+        (
+            "x INT, k STRUCT<p: STRING, q: INT>, y INT",
+            '{"x":1,"k":{"p":"\\q","q":9},"y":2}',
+            (1, None, None),
+        ),
+        (
+            "x INT, k STRUCT<p: STRING, q: INT>, y INT",
+            '{"x":1,"k":{"q":007},"y":2}',
+            (1, None, None),
+        ),
+        ("x INT, k STRING, y INT", '{"x":1,"k":"\\u12","y":2}', (1, None, 2)),
+        ("x INT, k STRING, y INT", '{"x":1,"u":"\\u12","y":2}', (None, None, None)),
+        (
+            "x INT, k STRING, y INT",
+            '{"x":1,"k":' + "[" * 1000 + "]" * 1000 + ',"y":2}',
+            (1, None, 2),
+        ),
+        (
+            "x INT, k STRING, y INT",
+            '{"x":1,"k":' + "[" * 1001 + "]" * 1001 + ',"y":2}',
+            (None, None, None),
+        ),
+    ],
+)
+def test_syntax_error_recovery_matches_spark(schema, doc, expected):
+    out = rows(sj.decode(pa.array([doc]), schema + ", _corrupt_record STRING"))[0]
+    assert (out["x"], out["k"], out["y"]) == expected
+    assert out["_corrupt_record"] == doc
+
+
+def test_number_errors_depend_on_jacksons_4000_char_buffer():
+    # "1." reaching the end of Jackson's first 4000-character buffer is re-read by its slow
+    # path, which leaves the input after the "x", so Spark's recovery reaches "bi".
+    docs = ['{"s":"%s","arr":[0,1.x,9],"bi":2}' % ("a" * p) for p in (3980, 3981, 3982, 3983)]
+    out = sj.decode(pa.array(docs), "arr ARRAY<INT>, bi BIGINT").column("bi").to_pylist()
+    assert out == [None, 2, 2, None]
+
+
+def test_jackson_length_limits():
+    docs = [
+        '{"d":1.%s,"i":1}' % ("0" * 999),
+        '{"d":1.%s,"i":1}' % ("0" * 1000),  # 1001 digits
+        '{"%s":1,"i":1}' % ("k" * 50000),
+        '{"%s":1,"i":1}' % ("k" * 50001),  # a name of 50001 characters
+    ]
+    out = rows(sj.decode(pa.array(docs), "d DOUBLE, i INT, _corrupt_record STRING"))
+    assert [(r["d"], r["i"], r["_corrupt_record"] is None) for r in out] == [
+        (1.0, 1, True),
+        (None, None, False),
+        (None, 1, True),
+        (None, None, False),
+    ]
