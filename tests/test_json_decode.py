@@ -426,3 +426,25 @@ def test_jackson_length_limits():
         (None, 1, True),
         (None, None, False),
     ]
+
+
+@pytest.mark.parametrize(
+    ("char", "after_literal", "before_letter"),
+    [
+        ("é", (1, 2), (1, 2)),
+        ("√", (None, None), (None, None)),
+        ("中", (1, 2), (1, 2)),
+        ("\u200b", (1, 2), (None, None)),  # identifier part (ignorable), not a start
+        ("·", (None, None), (None, None)),
+        ("\u0301", (1, 2), (None, None)),  # combining mark: part, not start
+        ("€", (1, 2), (1, 2)),
+    ],
+)
+def test_java_identifier_characters_move_jacksons_error_position(
+    char, after_literal, before_letter
+):
+    # Jackson reads on over Java identifier characters after a bad token, so whether Spark's
+    # recovery reaches "y" depends on Character.isJavaIdentifierPart/Start.
+    docs = ['{"x":1,"k":[0,true' + char + ',9],"y":2}', '{"x":1,"k":[0,' + char + 'a,9],"y":2}']
+    out = rows(sj.decode(pa.array(docs), "x INT, k ARRAY<INT>, y INT"))
+    assert [(r["x"], r["y"]) for r in out] == [after_literal, before_letter]
