@@ -1,5 +1,6 @@
 #include "json/decoder.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "json/errors.h"
@@ -10,6 +11,11 @@ namespace {
 
 // Rows decoded before the builders reserve room for the whole input.
 constexpr int64_t kSampleRows = 1024;
+// NDJSON buffers at least this long go through one simdjson document stream.
+constexpr size_t kStreamMinBytes = 1 << 14;
+// simdjson's stage-1 window for document streams (documents longer than this take the
+// line-by-line path).
+constexpr size_t kStreamBatchBytes = 1 << 20;
 
 }  // namespace
 
@@ -37,6 +43,11 @@ void Decoder::decode_one(std::string_view doc, size_t readable) {
     return;
   }
   row_.truncate(slot);
+  decode_reference(doc, row_number);
+}
+
+void Decoder::decode_reference(std::string_view doc, int64_t row_number) {
+  const int64_t slot = row_.length();
   ++stats_.reference_rows;
   const RowOutcome outcome = reference_.convert(doc, row_, reason_);
   if (outcome == RowOutcome::Ok || outcome == RowOutcome::Empty) return;
@@ -69,21 +80,85 @@ void Decoder::decode_array(const arrow::StringArrayView& docs) {
   }
 }
 
+void Decoder::maybe_reserve(int64_t start_rows, size_t consumed, size_t remaining, bool& reserved) {
+  if (reserved || row_.length() - start_rows != kSampleRows) return;
+  // Extrapolate the rows still to come from the bytes used by the sample.
+  const double per_row = static_cast<double>(consumed) / static_cast<double>(kSampleRows);
+  row_.reserve_like(row_.length() + static_cast<int64_t>(static_cast<double>(remaining) / per_row));
+  reserved = true;
+}
+
+namespace {
+
+bool blank(const char* p, const char* end) {
+  for (; p < end; ++p) {
+    if (*p != ' ' && *p != '\t') return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+size_t Decoder::decode_stream(std::string_view buffer, size_t padded_size) {
+  // parse_many reads up to SIMDJSON_PADDING bytes past what it is given: only lines that end
+  // that far before the readable end are streamed; lines with \r take the line-by-line loop.
+  const size_t limit = std::min(buffer.size(), padded_size >= simdjson::SIMDJSON_PADDING
+                                                   ? padded_size - simdjson::SIMDJSON_PADDING
+                                                   : 0);
+  const char* const begin = buffer.data();
+  if (limit < kStreamMinBytes) return 0;
+  const char* last_nl = static_cast<const char*>(memrchr(begin, '\n', limit));
+  if (last_nl == nullptr) return 0;
+  const char* const end = last_nl + 1;
+  const size_t region = static_cast<size_t>(end - begin);
+  if (std::memchr(begin, '\r', region) != nullptr) return 0;
+  simdjson::dom::document_stream stream;
+  if (fast_.stream_parser().parse_many(begin, region, kStreamBatchBytes).get(stream) != simdjson::SUCCESS) {
+    return 0;
+  }
+  const int64_t start_rows = row_.length();
+  bool reserved = false;
+  const char* pos = begin;  // start of the first line not decoded yet
+  for (auto it = stream.begin(); it != stream.end(); ++it) {
+    simdjson::dom::element element;
+    if ((*it).get(element) != simdjson::SUCCESS) break;
+    const char* doc = begin + it.current_index();
+    // The document must be the only thing on its line, blank lines aside.
+    const char* line_end = static_cast<const char*>(std::memchr(pos, '\n', static_cast<size_t>(end - pos)));
+    while (line_end != nullptr && line_end < doc && blank(pos, line_end)) {
+      pos = line_end + 1;
+      line_end = static_cast<const char*>(std::memchr(pos, '\n', static_cast<size_t>(end - pos)));
+    }
+    if (line_end == nullptr || doc >= line_end || !blank(pos, doc)) break;
+    const std::string_view source = it.source();
+    if (doc + source.size() > line_end || !blank(doc + source.size(), line_end)) break;
+    maybe_reserve(start_rows, static_cast<size_t>(pos - begin),
+                  buffer.size() - static_cast<size_t>(pos - begin), reserved);
+    const int64_t row_number = stats_.rows++;
+    const int64_t slot = row_.length();
+    if (fast_.decode_element(element, row_)) {
+      ++stats_.fast_rows;
+    } else {
+      row_.truncate(slot);
+      decode_reference(std::string_view(pos, static_cast<size_t>(line_end - pos)), row_number);
+    }
+    pos = line_end + 1;
+  }
+  return static_cast<size_t>(pos - begin);
+}
+
 void Decoder::decode_lines(std::string_view buffer, size_t padded_size) {
+  const size_t streamed = fast_.enabled() ? decode_stream(buffer, padded_size) : 0;
   const char* const begin = buffer.data();
   const char* const end = begin + buffer.size();
-  const char* pos = begin;
+  const char* pos = begin + streamed;
   const char* next_cr = begin;  // the next \r at or after pos, or end, once scanned
   bool cr_scanned = false;
   const int64_t start_rows = row_.length();
-  bool reserved = false;
+  bool reserved = streamed > 0;
   while (pos < end) {
-    if (!reserved && row_.length() - start_rows == kSampleRows) {
-      // Extrapolate the rows still to come from the bytes used by the sample.
-      const double per_row = static_cast<double>(pos - begin) / static_cast<double>(kSampleRows);
-      row_.reserve_like(row_.length() + static_cast<int64_t>(static_cast<double>(end - pos) / per_row));
-      reserved = true;
-    }
+    maybe_reserve(start_rows, static_cast<size_t>(pos - begin) - streamed,
+                  static_cast<size_t>(end - pos), reserved);
     // Lines end at \n, \r\n or a lone \r (as Spark's text reader splits them).
     const char* nl = static_cast<const char*>(std::memchr(pos, '\n', static_cast<size_t>(end - pos)));
     const char* line_end = nl != nullptr ? nl : end;

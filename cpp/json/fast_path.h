@@ -25,6 +25,14 @@ class FastPath {
   // may be read from doc.data() (simdjson reads up to SIMDJSON_PADDING past the end).
   bool decode(std::string_view doc, size_t readable, arrow::ColumnBuilder& row);
 
+  // The same for a document parsed elsewhere (a simdjson document stream).
+  bool decode_element(simdjson::dom::element root, arrow::ColumnBuilder& row);
+
+  bool enabled() const { return enabled_; }
+  // A second parser, for parse_many over a whole NDJSON buffer (single-threaded: Spark
+  // gives each task one core).
+  simdjson::dom::parser& stream_parser() { return stream_parser_; }
+
  private:
   bool value(simdjson::dom::element element, const arrow::Type& type, arrow::ColumnBuilder& out);
   bool object(simdjson::dom::object object, const arrow::Type& type, arrow::ColumnBuilder& out,
@@ -33,6 +41,7 @@ class FastPath {
   const arrow::Type& row_type_;
   const Options& options_;
   simdjson::dom::parser parser_;
+  simdjson::dom::parser stream_parser_;
   std::optional<DateTimePattern> timestamp_pattern_;
   std::optional<DateTimePattern> date_pattern_;
   bool unique_names_ = true;  // no struct repeats a field name (Spark keeps the last)
