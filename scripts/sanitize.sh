@@ -26,6 +26,12 @@ else
   exit 1
 fi
 
+# Date/time parsing against Spark's answers (tests/data/datetime_cases.json), sanitized.
+g++ -std=c++17 -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
+  -fno-omit-frame-pointer -Icpp cpp/json/datetime.cpp tests/cpp/test_datetime.cpp -lsimdjson \
+  -o "$build/test_datetime"
+ASAN_OPTIONS=detect_leaks=1 "$build/test_datetime" tests/data/datetime_cases.json | tail -3
+
 # The decoder's Python tests with an ASan+UBSan build of the extension (gcc runtime),
 # unpacked beside the installed package and put first on the path.
 rm -rf "$build/wheelhouse" "$build/site"
@@ -38,4 +44,5 @@ ubsan=$(g++ -print-file-name=libubsan.so)
 root=$PWD
 (cd "$build" && PYTHONPATH="$root/$build/site" LD_PRELOAD="$asan:$ubsan" \
   ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-  "$root/.venv/bin/python" -m pytest -q -p no:cacheprovider "$root/tests/test_json_decode.py")
+  "$root/.venv/bin/python" -m pytest -q -p no:cacheprovider "$root/tests/test_json_decode.py" \
+  "$root/tests/test_fast_path.py")

@@ -20,6 +20,7 @@ import datetime
 import json
 import os
 import random
+import struct
 import sys
 
 os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
@@ -53,9 +54,251 @@ TODAY = datetime.datetime.now(datetime.timezone.utc).date()
 TODAY_DAYS = (TODAY - datetime.date(1970, 1, 1)).days
 
 
+# ---------------------------------------------------------------------------------------------
+# --zone-table: derive the region-id table of cpp/json/datetime.cpp.
+# Spark resolves zone ids with the JDK's tzdb (IANA "main" data, where e.g. Africa/Bamako is a
+# link to Africa/Abidjan); Debian's /usr/share/zoneinfo is built with "backzone", which gives
+# such links their own pre-1970 history. For every id whose TZif file disagrees with java.time
+# we look for a canonical zone (from zone1970.tab) whose file agrees and read that file instead.
+# ---------------------------------------------------------------------------------------------
+
+
+def days_from_civil(y, m, d):
+    y -= m <= 2
+    era = (y if y >= 0 else y - 399) // 400
+    yoe = y - era * 400
+    doy = (153 * (m + (-3 if m > 2 else 9)) + 2) // 5 + d - 1
+    doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
+    return era * 146097 + doe - 719468
+
+
+def is_leap(y):
+    return y % 4 == 0 and (y % 100 != 0 or y % 400 == 0)
+
+
+MLEN = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+
+
+def parse_posix(s):
+    import re
+
+    i = 0
+
+    def name():
+        nonlocal i
+        if s[i] == "<":
+            j = s.index(">", i)
+            i = j + 1
+        else:
+            j = i
+            while i < len(s) and s[i].isalpha():
+                i += 1
+            assert i - j >= 3
+
+    def time():
+        nonlocal i
+        sign = 1
+        if s[i] in "+-":
+            sign = -1 if s[i] == "-" else 1
+            i += 1
+        parts = [0, 0, 0]
+        for k in range(3):
+            if k:
+                if i < len(s) and s[i] == ":":
+                    i += 1
+                else:
+                    break
+            j = i
+            while i < len(s) and s[i].isdigit():
+                i += 1
+            parts[k] = int(s[j:i])
+        return sign * (parts[0] * 3600 + parts[1] * 60 + parts[2])
+
+    def rule():
+        nonlocal i
+        if s[i] == "M":
+            i += 1
+            m = re.match(r"(\d+)\.(\d+)\.(\d+)", s[i:])
+            i += m.end()
+            r = ("M", int(m.group(1)), int(m.group(2)), int(m.group(3)))
+        elif s[i] == "J":
+            i += 1
+            m = re.match(r"\d+", s[i:])
+            i += m.end()
+            r = ("J", int(m.group(0)))
+        else:
+            m = re.match(r"\d+", s[i:])
+            i += m.end()
+            r = ("N", int(m.group(0)))
+        t = 7200
+        if i < len(s) and s[i] == "/":
+            i += 1
+            t = time()
+        return r, t
+
+    name()
+    std = -time()
+    if i == len(s):
+        return (std, None)
+    name()
+    dst = std + 3600
+    if s[i] != ",":
+        dst = -time()
+    i += 1
+    start = rule()
+    i += 1
+    end = rule()
+    return (std, dst, start, end)
+
+
+def rule_day(r, y):
+    if r[0] == "J":
+        doy = r[1] + (1 if is_leap(y) and r[1] >= 60 else 0)
+        return days_from_civil(y, 1, 1) + doy - 1
+    if r[0] == "N":
+        return days_from_civil(y, 1, 1) + r[1]
+    _, m, w, wd = r
+    first = days_from_civil(y, m, 1)
+    wf = (first + 4) % 7
+    d = 1 + (wd - wf) % 7 + (w - 1) * 7
+    ln = 29 if (m == 2 and is_leap(y)) else MLEN[m - 1]
+    while d > ln:
+        d -= 7
+    return first + d - 1
+
+
+def read_tzif(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    assert data[:4] == b"TZif"
+
+    def counts(at):
+        return struct.unpack(">6l", data[at + 20 : at + 44])
+
+    c = counts(0)
+    at = 44
+    isut, isstd, leap, timecnt, typecnt, charcnt = c
+    at += timecnt * 5 + typecnt * 6 + charcnt + leap * 8 + isstd + isut
+    assert data[at : at + 4] == b"TZif"
+    c = counts(at)
+    at += 44
+    isut, isstd, leap, timecnt, typecnt, charcnt = c
+    times = struct.unpack(f">{timecnt}q", data[at : at + 8 * timecnt])
+    at += 8 * timecnt
+    idx = data[at : at + timecnt]
+    at += timecnt
+    types = [struct.unpack(">lBB", data[at + 6 * k : at + 6 * k + 6]) for k in range(typecnt)]
+    at += 6 * typecnt
+    at += charcnt + leap * 12 + isstd + isut
+    footer = data[at:].split(b"\n")[1].decode()
+    init = types[0][0]
+    trans = []
+    before = init
+    for t, k in zip(times, idx, strict=True):
+        off = types[k][0]
+        if off != before:
+            trans.append((t, off))
+            before = off
+    return init, trans, footer
+
+
+def effective(init, trans, footer, end):
+    """Offset-change list up to `end` (epoch s), continuing with the footer rules."""
+    out = [x for x in trans if x[0] <= end]
+    p = parse_posix(footer) if footer else None
+    if p and p[1] is not None:
+        std, dst, (sr, st), (er, et) = p
+        last_t = trans[-1][0] if trans else -(10**12)
+        cur = trans[-1][1] if trans else init
+        y0 = (
+            datetime.datetime.utcfromtimestamp(max(last_t, 0)).year - 1
+            if last_t > -(10**11)
+            else 1900
+        )
+        for y in range(y0, 2101):
+            ts = sorted(
+                [
+                    (rule_day(sr, y) * 86400 + st - std, dst),
+                    (rule_day(er, y) * 86400 + et - dst, std),
+                ]
+            )
+            for t, off in ts:
+                if t > last_t and t <= end and off != cur:
+                    out.append((t, off))
+                    cur = off
+    return out
+
+
+def zone_table():
+    jvm = spark._jvm
+    zone_id, instant = jvm.java.time.ZoneId, jvm.java.time.Instant
+    end = 4102444800  # 2100-01-01
+
+    def java_transitions(zid):
+        rules = zone_id.of(zid).getRules()
+        first = instant.ofEpochSecond(-(10**10))
+        init = rules.getOffset(first).getTotalSeconds()
+        out, inst = [], first
+        while True:
+            tr = rules.nextTransition(inst)
+            if tr is None:
+                break
+            inst = tr.getInstant()
+            if inst.getEpochSecond() > end:
+                break
+            out.append((inst.getEpochSecond(), tr.getOffsetAfter().getTotalSeconds()))
+        return init, out
+
+    def system(zid):
+        path = "/usr/share/zoneinfo/" + zid
+        if not os.path.isfile(path):
+            return None
+        init, trans, footer = read_tzif(path)
+        return init, effective(init, trans, footer, end)
+
+    canonical = set()
+    with open("/usr/share/zoneinfo/zone1970.tab") as f:
+        for line in f:
+            if not line.startswith("#") and line.strip():
+                canonical.add(line.split("\t")[2].strip())
+    ids = sorted(zone_id.getAvailableZoneIds())
+    java = {z: java_transitions(z) for z in ids}
+    sysd = {z: system(z) for z in ids}
+    good = [z for z in ids if sysd[z] is not None and sysd[z] == java[z]]
+    rows = []
+    for z in ids:
+        if z in good:
+            rows.append((z, None))
+            continue
+        cands = [c for c in good if java[c] == java[z]]
+        cands.sort(key=lambda c: (c not in canonical, not c.startswith("Etc/"), c))
+        if cands:
+            rows.append((z, cands[0]))
+        elif sysd[z] is not None:
+            print(
+                f"// note: {z} differs from java.time (tzdata versions differ); using its own file",
+                file=sys.stderr,
+            )
+            rows.append((z, None))
+        else:
+            rows.append((z, ""))
+    version = list(jvm.java.time.zone.ZoneRulesProvider.getVersions("UTC").keySet())[0]
+    print(f"// Generated by `tests/gen_datetime_cases.py --zone-table` (JDK tzdb {version}).")
+    print("const ZoneIdEntry kJavaZoneIds[] = {")
+    for z, target in rows:
+        t = "nullptr" if target is None else f'"{target}"'
+        print(f'    {{"{z}", {t}}},')
+    print("};")
+
+
+if "--zone-table" in sys.argv:
+    zone_table()
+    sys.exit(0)
+
+
 def spark_eval(kind, pattern, inputs, offset=0):
     """Spark's answers: int, None, or the string "ERROR" when the query fails."""
-    spark.conf.set("spark.sql.session.timeZone", TZ_NAMES[offset])
+    spark.conf.set("spark.sql.session.timeZone", TZ_NAMES.get(offset, offset))
     src, typ = kind.split("_", 1)
     number = typ.endswith("_number")
     typ = typ.replace("_number", "")
@@ -76,14 +319,25 @@ def spark_eval(kind, pattern, inputs, offset=0):
     except Exception:  # the query failed: find out which inputs make it fail
         if len(inputs) == 1:
             return ["ERROR"]
-        return [spark_eval(kind, pattern, [s], offset)[0] for s in inputs]
+        if spark_eval(kind, pattern, ["x"], offset) == ["ERROR"]:
+            # An invalid pattern: Spark builds the formatter lazily, on the first non-empty
+            # string, so every non-empty string fails the query and "" gives null.
+            nonempty = [s for s in inputs if s != ""][:3]
+            assert all(r == "ERROR" for r in spark_eval(kind, pattern, nonempty[:1], offset))
+            return [None if s == "" else "ERROR" for s in inputs]
+        half = len(inputs) // 2
+        return spark_eval(kind, pattern, inputs[:half], offset) + spark_eval(
+            kind, pattern, inputs[half:], offset
+        )
 
 
 cases = []
 seen = set()
 
 
-def add(kind, pattern, inputs, offset=0):
+def add(kind, pattern, inputs, offset=0, max_values=None, max_nulls=None):
+    """Asks Spark about `inputs`; keeps at most max_values non-null and max_nulls null answers
+    (a deterministic sample) so that the corpus stays a reasonable size."""
     todo = []
     for s in inputs:
         key = (kind, pattern, s, offset)
@@ -92,14 +346,26 @@ def add(kind, pattern, inputs, offset=0):
             todo.append(s)
     if not todo:
         return
-    for s, r in zip(todo, spark_eval(kind, pattern, todo, offset), strict=False):
-        case = {
-            "kind": kind,
-            "pattern": pattern,
-            "input": s,
-            "expected": r,
-            "offset_seconds": offset,
-        }
+    answers = list(zip(todo, spark_eval(kind, pattern, todo, offset), strict=True))
+    if max_values is not None or max_nulls is not None:
+        sample = random.Random(f"{kind}|{pattern}|{offset}")
+        values = [a for a in answers if a[1] is not None and a[1] != "ERROR"]
+        others = [a for a in answers if a[1] is None or a[1] == "ERROR"]
+        if max_values is not None and len(values) > max_values:
+            values = values[:8] + sample.sample(values[8:], max_values - 8)
+        if max_nulls is not None and len(others) > max_nulls:
+            others = others[:4] + sample.sample(others[4:], max_nulls - 4)
+        keep = {id(a) for a in values + others}
+        for a in answers:
+            if id(a) not in keep:  # may still be added (whole) later, e.g. as a doc example
+                seen.discard((kind, pattern, a[0], offset))
+        answers = [a for a in answers if id(a) in keep]
+    for s, r in answers:
+        case = {"kind": kind, "pattern": pattern, "input": s, "expected": r}
+        if isinstance(offset, str):
+            case["session_zone"] = offset
+        elif offset:
+            case["offset_seconds"] = offset
         if r == "ERROR":
             case["expected"] = None
             case["error"] = True
@@ -209,6 +475,16 @@ DATES = [
     "1e3",
     "0x10",
     "\uff11\uff12\uff13",
+    "\u0661\u0662\u0663",
+    "\u06f1\u06f2\u06f3",
+    "+\uff11\uff12\uff13",
+    "\U0001d7cf\U0001d7d0",
+    "-12345678",
+    "-99999999",
+    "-100000000",
+    "-1000000000",
+    "-2147483647",
+    "99999999",
     "-800000",
     "-0",
     "+",
@@ -434,9 +710,42 @@ for kind in (
     "json_timestamp_ntz",
 ):
     add(kind, None, base)
+with_time = [b for b in base if ":" in b]
 for offset in (19800, -28800):
-    add("cast_timestamp", None, base, offset)
-    add("json_timestamp", None, base, offset)
+    add("cast_timestamp", None, with_time, offset)
+    add("json_timestamp", None, with_time, offset)
+# Region session zones: values without a zone follow the region's daylight-saving rules.
+LOCAL_TIMES = [
+    "2020-03-08 02:30:00",
+    "2020-03-08 01:59:59",
+    "2020-03-08 03:00:00",
+    "2020-11-01 01:30:00",
+    "2020-11-01 00:59:59",
+    "2020-11-01 02:00:00",
+    "2100-03-14 02:30:00",
+    "2100-11-07 01:30:00",
+    "2100-07-01 12:00:00",
+    "1850-01-01 00:00:00",
+    "1883-11-18 12:00:00",
+    "2020-04-05 01:45:00",
+    "2020-10-04 02:15:00",
+    "2020-07-01",
+    "2020-01-01",
+    "+30000-07-01 12:00:00",
+    "2020-07-01T12:00Z",
+    "2020-07-01 12:00:00 UTC",
+    "2020-07-01 12:00:00 Europe/Paris",
+]
+for zone in ("America/Los_Angeles", "Australia/Lord_Howe", "Europe/London", "Asia/Kolkata"):
+    add("cast_timestamp", None, LOCAL_TIMES + with_time[:40], zone)
+    add("json_timestamp", None, LOCAL_TIMES, zone)
+    add("json_timestamp", "yyyy-MM-dd HH:mm:ss", LOCAL_TIMES, zone)
+    add(
+        "json_timestamp",
+        "yyyy-MM-dd'T'HH:mm[:ss][XXX]",
+        [t.replace(" ", "T") for t in LOCAL_TIMES],
+        zone,
+    )
 
 # Every region id the JVM knows, at a few instants (checks the TZif reader against java.time).
 zone_ids = sorted(spark._jvm.java.time.ZoneId.getAvailableZoneIds())
@@ -446,8 +755,7 @@ for zid in zone_ids:
         "1850-01-01 00:00:00",
         "1950-06-15 12:00:00",
         "2020-07-01 12:00:00",
-        "2024-01-15 08:30:00",
-        "2200-07-01 12:00:00",
+        "2200-01-15 08:30:00",
     ):
         zone_inputs.append(f"{when} {zid}")
 add("cast_timestamp", None, zone_inputs)
@@ -819,22 +1127,213 @@ EXTRA = [
     "2020-01-02 03:04:05 GMT+0100",
 ]
 
+PATTERNS += [
+    "GGGG yyyy-MM-dd",
+    "[G ]yyyy-MM-dd",
+    "yy G",
+    "y G",
+    "yyyy-MM-dd HH:mm:ss zzzz",
+    "yyyy-MM-dd HH:mm:ss.SSS z",
+    "yyyy SSS\n",
+    "yyyy'T'SSSSSSSSSS",
+    "yyyy b",
+    "yyyy EEEE b",
+    "yyyy-MM-dd XXXXXX",
+    "yyyy-MM-dd SSSSSSSSSS XXXX",
+    "yyyy''",
+    "'yyyy",
+    "",
+    "dd MMM yyyy GGGG",
+]
+EXTRA += [
+    "2020-01-02 AD",
+    "2020-01-02 BC",
+    "0001-01-01 BC",
+    "0000-01-01 AD",
+    "2020-01-02 ad",
+    "Anno Domini 2020-01-02",
+    "Before Christ 0044-03-15",
+    "AD 2020-01-02",
+    "2020-01-02",
+    "20 AD",
+    "20 BC",
+    "2020 AD",
+    "2020 bc",
+    "02 Jan 2020 Anno Domini",
+    "2020-01-02 03:04:05 Pacific Standard Time",
+    "2020-01-02 03:04:05 Coordinated Universal Time",
+    "2020-01-02 03:04:05.123 EST",
+    "2020-01-02 03:04:05.123 CET",
+    "2020-01-02 03:04:05.123 Z",
+    "2020-01-02 03:04:05.123 UTC",
+    "2020-01-02 03:04:05.123 GMT+01:00",
+    "2020-01-02 03:04:05.123 +01:00",
+    "2020-01-02 03:04:05.123 America/New_York",
+    "2020-01-02 03:04:05.123 Etc/GMT+5",
+    "2020-01-02 03:04:05.123 UT-3",
+]
+
 for pattern in PATTERNS:
     gen = formatted(pattern)
     mrng = random.Random(pattern)
     inputs = list(dict.fromkeys(gen))
-    for s in list(inputs)[:24]:
+    for s in list(inputs)[:10]:
         inputs += mutate(s, mrng)
-    inputs += EXTRA
-    inputs = list(dict.fromkeys(inputs))
-    add("json_timestamp", pattern, inputs)
-    add("json_date", pattern, inputs[: len(inputs) // 2] + EXTRA)
-    add("json_timestamp_ntz", pattern, inputs[: len(inputs) // 2] + EXTRA)
+    inputs = list(dict.fromkeys(inputs + EXTRA))
+    add("json_timestamp", pattern, inputs, max_values=70, max_nulls=40)
+    add("json_date", pattern, inputs, max_values=30, max_nulls=20)
+    add("json_timestamp_ntz", pattern, inputs, max_values=30, max_nulls=20)
     if any(c in pattern for c in "XxZOzV") or pattern in (
         "yyyy-MM-dd HH:mm:ss",
         "dd/MM/yyyy HH:mm",
     ):
-        add("json_timestamp", pattern, inputs[:60] + EXTRA[:40], 19800)
+        add("json_timestamp", pattern, inputs, 19800, max_values=30, max_nulls=10)
+
+# The examples quoted in docs/json-datetime.md (kept whole, never sampled).
+DEFAULT_EXAMPLES = [
+    "2020-1-2",
+    "2020",
+    "2020-01-02 garbage",
+    "  2020-01-02  ",
+    "2020-01-02T03:04:05.123456789Z",
+    "2020-01-02 03:04:05+01:00",
+    "2020-01-02T03:04:05 UTC",
+    "18000",
+    "2020-01-02GMT",
+    "2020-01-02T03:04:05GMT+01:00",
+    "",
+    "123",
+    "12345678",
+    "-2147483648",
+    "\uff11\uff12\uff13",
+    "T12:34:56",
+    "12:34",
+    "2020-01-02 03:04:05 PST",
+    "2020-01-02 03:04:05 utc",
+    "2020-01-02 03:04:05 America/Los_Angeles",
+    "+10000-01-01",
+    "10000-01-01",
+    "2020-01-02T",
+    "2020-01-02 24:00:00",
+    "2020-01-02 03:04:05.",
+    "2020-01-02 3:4:5",
+    "2020-01-02T03:04:05+1:0",
+    "2020-01-02T03:04:05 +01:00:30",
+    "2020-01-02T03:04:05Z[UTC]",
+    "+294247-01-10T04:00:54.775807Z",
+    "+294247-01-10T04:00:54.775808Z",
+    "2020-01-02T03:04Z",
+    "2020-01-02Z",
+    "2020-01-02T25:99",
+    "1600000000",
+    "2020-01-02\x002020",
+    "-290308-12-21 19:59:05.224192",
+]
+for kind in (
+    "cast_date",
+    "cast_timestamp",
+    "cast_timestamp_ntz",
+    "json_date",
+    "json_timestamp",
+    "json_timestamp_ntz",
+):
+    add(kind, None, DEFAULT_EXAMPLES)
+T = "2020-01-02 03:04:05"
+DOC_EXAMPLES = [
+    (
+        "json_timestamp",
+        "yyyy-MM-dd HH:mm:ss.SSS",
+        [T + ".1", T + ".12", T + ".123", T + ".1234", T + ".", T, " " + T + ".123", T + ".123 "],
+    ),
+    ("json_timestamp", "yyyy-MM-dd HH:mm:ss[.SSS]", [T, T + ".5"]),
+    ("json_timestamp", "yyyy", ["2020", "+2020", "12020", "+12020", "-2020", "-0000", "202"]),
+    ("json_timestamp", "yyyy-MM-dd", ["2020-1-2", "2020-02-30", "2020-01-02T00:00"]),
+    ("json_timestamp", "yy-MM-dd", ["99-12-31", "70-01-01", "1999-12-31"]),
+    (
+        "json_timestamp",
+        "dd/MM/yyyy HH:mm",
+        ["02/01/2020 03:04", "2/1/2020 3:04", "02/01/2020 03:04:05", "02/01/2020 24:00"],
+    ),
+    ("json_date", "MM/dd/yyyy", ["01/02/2020", "1/2/2020", "2020-01-02"]),
+    (
+        "json_timestamp",
+        "yyyy-MM-dd'T'HH:mm:ss.SSSXXX",
+        [
+            "2020-01-02T03:04:05.123+01:00",
+            "2020-01-02T03:04:05.123Z",
+            "2020-01-02T03:04:05.123z",
+            "2020-01-02T03:04:05.123+0100",
+            "2020-01-02T03:04:05.123+01",
+            "2020-01-02T03:04:05+01:00",
+            "2020-01-02T03:04:05.123+19:00",
+            "2020-01-02T03:04:05.123+24:00",
+        ],
+    ),
+    ("json_timestamp", "yyyyMMddHHmmss", ["20200102030405", "2020010203040", "+202001020304051"]),
+    ("json_timestamp", "yyyyMMddHHmmssSSS", ["20200102030405123"]),
+    ("json_timestamp", "EEE, dd MMM yyyy HH:mm:ss Z", ["Thu, 02 Jan 2020 03:04:05 +0000", ""]),
+    ("json_timestamp_ntz", "EEE, dd MMM yyyy HH:mm:ss Z", ["Thu, 02 Jan 2020 03:04:05 +0000"]),
+    (
+        "json_timestamp",
+        "dd MMM yyyy",
+        ["02 Jan 2020", "02 jan 2020", "02 JAN 2020", "02 Sept 2020", "02 September 2020"],
+    ),
+    ("json_timestamp", "dd MMMM yyyy", ["02 January 2020", "02 Jan 2020"]),
+    ("json_timestamp", "hh:mm a", ["12:30 AM", "12:30 PM", "00:30 AM", "01:30 pm", "13:30 PM"]),
+    ("json_timestamp", "hh:mm", ["12:30", "01:30", "13:30"]),
+    ("json_timestamp", "HH:mm", ["03:04", "24:00"]),
+    (
+        "json_timestamp",
+        "yyyy-MM-dd HH:mm:ss z",
+        [
+            T + " UTC",
+            T + " PST",
+            T + " America/Los_Angeles",
+            T + " GMT+01:00",
+            T + " +01:00",
+            T + " Z",
+        ],
+    ),
+    (
+        "json_timestamp",
+        "yyyy-MM-dd HH:mm:ss VV",
+        [T + " Europe/Paris", T + " europe/paris", T + " UTC", T + " +01:00"],
+    ),
+    ("json_timestamp", "yyyyDDD", ["2020366", "2019366"]),
+    ("json_timestamp", "yyyy-MM-dd G", ["2020-01-02 AD", "2020-01-02 BC", "0001-01-01 BC"]),
+    ("json_timestamp", "[G ]yyyy-MM-dd", ["2020-01-02", "AD 2020-01-02"]),
+    ("json_timestamp", "yyyy-MM-dd HH ss", ["2020-01-02 03 07"]),
+    ("json_timestamp", "yyyy-MM-dd HH a", ["2020-01-02 13 PM", "2020-01-02 13 AM"]),
+    (
+        "json_timestamp_ntz",
+        "yyyy-MM-dd'T'HH:mm:ss[XXX]",
+        ["2020-01-02T03:04:05", "2020-01-02T03:04:05+01:00"],
+    ),
+    ("json_date", "yyyy-MM-dd HH:mm:ss XXX", [T + " +19:00", T + " +01:00"]),
+    ("json_timestamp", "uuuu-MM-dd", ["2020-01-02"]),
+    ("json_timestamp", "kk:mm", ["24:00", "00:00"]),
+    ("json_timestamp", "KK:mm a", ["11:00 PM", "12:00 PM"]),
+    ("json_timestamp", "MM/dd", ["01/02"]),
+    ("json_timestamp", "yyyy-MM-dd HH:mmxx", ["2020-01-02 03:04+0000", "2020-01-02 03:04+0100"]),
+    ("json_timestamp", "yyyy-MM-dd HH:mm O", ["2020-01-02 03:04 GMT+1", "2020-01-02 03:04 GMT"]),
+    ("json_timestamp", "yyyy-MM-dd HH:mm OOOO", ["2020-01-02 03:04 GMT+01:00"]),
+    (
+        "json_timestamp",
+        "yyyy-MM-dd HH:mm ZZZZZ",
+        ["2020-01-02 03:04 +01:00:00", "2020-01-02 03:04 Z"],
+    ),
+    ("json_timestamp", "yyyy-MM-dd HH:mm:ss XXX", [T + " +23:00", T + " +24:00", T + " +18:00"]),
+    (
+        "json_timestamp",
+        "yyyyyy-MM-dd HH:mm:ss.SSSSSS",
+        ["-290308-12-21 19:59:05.224192", "294247-01-10 04:00:54.775807"],
+    ),
+    ("json_timestamp", "yyyy-MM-dd'", ["2020-01-02"]),
+]
+for kind, pattern, inputs in DOC_EXAMPLES:
+    add(kind, pattern, inputs)
+for zone in ("America/Los_Angeles",):
+    add("json_timestamp", None, ["2020-03-08 02:30:00", "2020-11-01 01:30:00"], zone)
 
 os.makedirs(os.path.dirname(OUT), exist_ok=True)
 with open(OUT, "w", encoding="utf-8") as f:

@@ -185,8 +185,19 @@ def test_timestamps_dates_and_ntz():
 def test_time_zone_offset_applies_to_local_timestamps():
     out = sj.decode(pa.array(['{"t": "2020-01-02 03:00:00"}']), "t TIMESTAMP", time_zone="+02:00")
     assert rows(out)[0]["t"] == dt.datetime(2020, 1, 2, 1, 0, tzinfo=dt.timezone.utc)
-    with pytest.raises(ValueError, match="fixed-offset"):
-        sj.decode(pa.array(["{}"]), "t TIMESTAMP", time_zone="America/Los_Angeles")
+    # Region zones follow their rules: 02:30 does not exist in Los Angeles on 2020-03-08
+    # (daylight saving starts), and Spark moves it forward to 03:30 PDT = 10:30 UTC.
+    la = sj.decode(
+        pa.array(['{"t": "2020-03-08 02:30:00"}', '{"t": "2020-07-01 12:00:00"}']),
+        "t TIMESTAMP",
+        time_zone="America/Los_Angeles",
+    )
+    assert [r["t"] for r in rows(la)] == [
+        dt.datetime(2020, 3, 8, 10, 30, tzinfo=dt.timezone.utc),
+        dt.datetime(2020, 7, 1, 19, 0, tzinfo=dt.timezone.utc),
+    ]
+    with pytest.raises(ValueError, match="unknown time zone"):
+        sj.decode(pa.array(["{}"]), "t TIMESTAMP", time_zone="Mars/Olympus")
 
 
 def test_chunked_and_binary_input():

@@ -82,8 +82,12 @@ json::Options make_options(const std::map<std::string, std::string>& options) {
   out.timestamp_format = text(options, "timestampFormat");
   out.timestamp_ntz_format = text(options, "timestampNTZFormat");
   out.date_format = text(options, "dateFormat");
-  const std::string offset = text(options, "utc_offset_seconds");
-  out.utc_offset_seconds = offset.empty() ? 0 : std::stoll(offset);
+  const std::string zone = text(options, "timeZone");
+  if (!zone.empty() && !json::TimeZone::of(zone, out.time_zone)) {
+    throw std::invalid_argument("unknown time zone '" + zone +
+                                "' (use a region id such as 'America/Los_Angeles' or an offset "
+                                "such as '+02:00')");
+  }
   return out;
 }
 

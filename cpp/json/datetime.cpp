@@ -106,138 +106,618 @@ bool exact_micros(int64_t secs, int64_t micros_of_second, int64_t& out) {
 // Time zones
 // ============================================================================================
 
-// java.time.ZoneId.getAvailableZoneIds() of the JDK 17 that runs Spark (tzdb 2025a), sorted.
-const char* const kJavaZoneIds[] = {
-    "Africa/Abidjan", "Africa/Accra", "Africa/Addis_Ababa", "Africa/Algiers", "Africa/Asmara",
-    "Africa/Asmera", "Africa/Bamako", "Africa/Bangui", "Africa/Banjul", "Africa/Bissau",
-    "Africa/Blantyre", "Africa/Brazzaville", "Africa/Bujumbura", "Africa/Cairo",
-    "Africa/Casablanca", "Africa/Ceuta", "Africa/Conakry", "Africa/Dakar", "Africa/Dar_es_Salaam",
-    "Africa/Djibouti", "Africa/Douala", "Africa/El_Aaiun", "Africa/Freetown", "Africa/Gaborone",
-    "Africa/Harare", "Africa/Johannesburg", "Africa/Juba", "Africa/Kampala", "Africa/Khartoum",
-    "Africa/Kigali", "Africa/Kinshasa", "Africa/Lagos", "Africa/Libreville", "Africa/Lome",
-    "Africa/Luanda", "Africa/Lubumbashi", "Africa/Lusaka", "Africa/Malabo", "Africa/Maputo",
-    "Africa/Maseru", "Africa/Mbabane", "Africa/Mogadishu", "Africa/Monrovia", "Africa/Nairobi",
-    "Africa/Ndjamena", "Africa/Niamey", "Africa/Nouakchott", "Africa/Ouagadougou",
-    "Africa/Porto-Novo", "Africa/Sao_Tome", "Africa/Timbuktu", "Africa/Tripoli", "Africa/Tunis",
-    "Africa/Windhoek", "America/Adak", "America/Anchorage", "America/Anguilla", "America/Antigua",
-    "America/Araguaina", "America/Argentina/Buenos_Aires", "America/Argentina/Catamarca",
-    "America/Argentina/ComodRivadavia", "America/Argentina/Cordoba", "America/Argentina/Jujuy",
-    "America/Argentina/La_Rioja", "America/Argentina/Mendoza", "America/Argentina/Rio_Gallegos",
-    "America/Argentina/Salta", "America/Argentina/San_Juan", "America/Argentina/San_Luis",
-    "America/Argentina/Tucuman", "America/Argentina/Ushuaia", "America/Aruba", "America/Asuncion",
-    "America/Atikokan", "America/Atka", "America/Bahia", "America/Bahia_Banderas",
-    "America/Barbados", "America/Belem", "America/Belize", "America/Blanc-Sablon",
-    "America/Boa_Vista", "America/Bogota", "America/Boise", "America/Buenos_Aires",
-    "America/Cambridge_Bay", "America/Campo_Grande", "America/Cancun", "America/Caracas",
-    "America/Catamarca", "America/Cayenne", "America/Cayman", "America/Chicago",
-    "America/Chihuahua", "America/Ciudad_Juarez", "America/Coral_Harbour", "America/Cordoba",
-    "America/Costa_Rica", "America/Creston", "America/Cuiaba", "America/Curacao",
-    "America/Danmarkshavn", "America/Dawson", "America/Dawson_Creek", "America/Denver",
-    "America/Detroit", "America/Dominica", "America/Edmonton", "America/Eirunepe",
-    "America/El_Salvador", "America/Ensenada", "America/Fort_Nelson", "America/Fort_Wayne",
-    "America/Fortaleza", "America/Glace_Bay", "America/Godthab", "America/Goose_Bay",
-    "America/Grand_Turk", "America/Grenada", "America/Guadeloupe", "America/Guatemala",
-    "America/Guayaquil", "America/Guyana", "America/Halifax", "America/Havana",
-    "America/Hermosillo", "America/Indiana/Indianapolis", "America/Indiana/Knox",
-    "America/Indiana/Marengo", "America/Indiana/Petersburg", "America/Indiana/Tell_City",
-    "America/Indiana/Vevay", "America/Indiana/Vincennes", "America/Indiana/Winamac",
-    "America/Indianapolis", "America/Inuvik", "America/Iqaluit", "America/Jamaica",
-    "America/Jujuy", "America/Juneau", "America/Kentucky/Louisville",
-    "America/Kentucky/Monticello", "America/Knox_IN", "America/Kralendijk", "America/La_Paz",
-    "America/Lima", "America/Los_Angeles", "America/Louisville", "America/Lower_Princes",
-    "America/Maceio", "America/Managua", "America/Manaus", "America/Marigot",
-    "America/Martinique", "America/Matamoros", "America/Mazatlan", "America/Mendoza",
-    "America/Menominee", "America/Merida", "America/Metlakatla", "America/Mexico_City",
-    "America/Miquelon", "America/Moncton", "America/Monterrey", "America/Montevideo",
-    "America/Montreal", "America/Montserrat", "America/Nassau", "America/New_York",
-    "America/Nipigon", "America/Nome", "America/Noronha", "America/North_Dakota/Beulah",
-    "America/North_Dakota/Center", "America/North_Dakota/New_Salem", "America/Nuuk",
-    "America/Ojinaga", "America/Panama", "America/Pangnirtung", "America/Paramaribo",
-    "America/Phoenix", "America/Port-au-Prince", "America/Port_of_Spain", "America/Porto_Acre",
-    "America/Porto_Velho", "America/Puerto_Rico", "America/Punta_Arenas", "America/Rainy_River",
-    "America/Rankin_Inlet", "America/Recife", "America/Regina", "America/Resolute",
-    "America/Rio_Branco", "America/Rosario", "America/Santa_Isabel", "America/Santarem",
-    "America/Santiago", "America/Santo_Domingo", "America/Sao_Paulo", "America/Scoresbysund",
-    "America/Shiprock", "America/Sitka", "America/St_Barthelemy", "America/St_Johns",
-    "America/St_Kitts", "America/St_Lucia", "America/St_Thomas", "America/St_Vincent",
-    "America/Swift_Current", "America/Tegucigalpa", "America/Thule", "America/Thunder_Bay",
-    "America/Tijuana", "America/Toronto", "America/Tortola", "America/Vancouver",
-    "America/Virgin", "America/Whitehorse", "America/Winnipeg", "America/Yakutat",
-    "America/Yellowknife", "Antarctica/Casey", "Antarctica/Davis", "Antarctica/DumontDUrville",
-    "Antarctica/Macquarie", "Antarctica/Mawson", "Antarctica/McMurdo", "Antarctica/Palmer",
-    "Antarctica/Rothera", "Antarctica/South_Pole", "Antarctica/Syowa", "Antarctica/Troll",
-    "Antarctica/Vostok", "Arctic/Longyearbyen", "Asia/Aden", "Asia/Almaty", "Asia/Amman",
-    "Asia/Anadyr", "Asia/Aqtau", "Asia/Aqtobe", "Asia/Ashgabat", "Asia/Ashkhabad", "Asia/Atyrau",
-    "Asia/Baghdad", "Asia/Bahrain", "Asia/Baku", "Asia/Bangkok", "Asia/Barnaul", "Asia/Beirut",
-    "Asia/Bishkek", "Asia/Brunei", "Asia/Calcutta", "Asia/Chita", "Asia/Choibalsan",
-    "Asia/Chongqing", "Asia/Chungking", "Asia/Colombo", "Asia/Dacca", "Asia/Damascus",
-    "Asia/Dhaka", "Asia/Dili", "Asia/Dubai", "Asia/Dushanbe", "Asia/Famagusta", "Asia/Gaza",
-    "Asia/Harbin", "Asia/Hebron", "Asia/Ho_Chi_Minh", "Asia/Hong_Kong", "Asia/Hovd",
-    "Asia/Irkutsk", "Asia/Istanbul", "Asia/Jakarta", "Asia/Jayapura", "Asia/Jerusalem",
-    "Asia/Kabul", "Asia/Kamchatka", "Asia/Karachi", "Asia/Kashgar", "Asia/Kathmandu",
-    "Asia/Katmandu", "Asia/Khandyga", "Asia/Kolkata", "Asia/Krasnoyarsk", "Asia/Kuala_Lumpur",
-    "Asia/Kuching", "Asia/Kuwait", "Asia/Macao", "Asia/Macau", "Asia/Magadan", "Asia/Makassar",
-    "Asia/Manila", "Asia/Muscat", "Asia/Nicosia", "Asia/Novokuznetsk", "Asia/Novosibirsk",
-    "Asia/Omsk", "Asia/Oral", "Asia/Phnom_Penh", "Asia/Pontianak", "Asia/Pyongyang", "Asia/Qatar",
-    "Asia/Qostanay", "Asia/Qyzylorda", "Asia/Rangoon", "Asia/Riyadh", "Asia/Saigon",
-    "Asia/Sakhalin", "Asia/Samarkand", "Asia/Seoul", "Asia/Shanghai", "Asia/Singapore",
-    "Asia/Srednekolymsk", "Asia/Taipei", "Asia/Tashkent", "Asia/Tbilisi", "Asia/Tehran",
-    "Asia/Tel_Aviv", "Asia/Thimbu", "Asia/Thimphu", "Asia/Tokyo", "Asia/Tomsk",
-    "Asia/Ujung_Pandang", "Asia/Ulaanbaatar", "Asia/Ulan_Bator", "Asia/Urumqi", "Asia/Ust-Nera",
-    "Asia/Vientiane", "Asia/Vladivostok", "Asia/Yakutsk", "Asia/Yangon", "Asia/Yekaterinburg",
-    "Asia/Yerevan", "Atlantic/Azores", "Atlantic/Bermuda", "Atlantic/Canary",
-    "Atlantic/Cape_Verde", "Atlantic/Faeroe", "Atlantic/Faroe", "Atlantic/Jan_Mayen",
-    "Atlantic/Madeira", "Atlantic/Reykjavik", "Atlantic/South_Georgia", "Atlantic/St_Helena",
-    "Atlantic/Stanley", "Australia/ACT", "Australia/Adelaide", "Australia/Brisbane",
-    "Australia/Broken_Hill", "Australia/Canberra", "Australia/Currie", "Australia/Darwin",
-    "Australia/Eucla", "Australia/Hobart", "Australia/LHI", "Australia/Lindeman",
-    "Australia/Lord_Howe", "Australia/Melbourne", "Australia/NSW", "Australia/North",
-    "Australia/Perth", "Australia/Queensland", "Australia/South", "Australia/Sydney",
-    "Australia/Tasmania", "Australia/Victoria", "Australia/West", "Australia/Yancowinna",
-    "Brazil/Acre", "Brazil/DeNoronha", "Brazil/East", "Brazil/West", "CET", "CST6CDT",
-    "Canada/Atlantic", "Canada/Central", "Canada/Eastern", "Canada/Mountain",
-    "Canada/Newfoundland", "Canada/Pacific", "Canada/Saskatchewan", "Canada/Yukon",
-    "Chile/Continental", "Chile/EasterIsland", "Cuba", "EET", "EST5EDT", "Egypt", "Eire",
-    "Etc/GMT", "Etc/GMT+0", "Etc/GMT+1", "Etc/GMT+10", "Etc/GMT+11", "Etc/GMT+12", "Etc/GMT+2",
-    "Etc/GMT+3", "Etc/GMT+4", "Etc/GMT+5", "Etc/GMT+6", "Etc/GMT+7", "Etc/GMT+8", "Etc/GMT+9",
-    "Etc/GMT-0", "Etc/GMT-1", "Etc/GMT-10", "Etc/GMT-11", "Etc/GMT-12", "Etc/GMT-13",
-    "Etc/GMT-14", "Etc/GMT-2", "Etc/GMT-3", "Etc/GMT-4", "Etc/GMT-5", "Etc/GMT-6", "Etc/GMT-7",
-    "Etc/GMT-8", "Etc/GMT-9", "Etc/GMT0", "Etc/Greenwich", "Etc/UCT", "Etc/UTC", "Etc/Universal",
-    "Etc/Zulu", "Europe/Amsterdam", "Europe/Andorra", "Europe/Astrakhan", "Europe/Athens",
-    "Europe/Belfast", "Europe/Belgrade", "Europe/Berlin", "Europe/Bratislava", "Europe/Brussels",
-    "Europe/Bucharest", "Europe/Budapest", "Europe/Busingen", "Europe/Chisinau",
-    "Europe/Copenhagen", "Europe/Dublin", "Europe/Gibraltar", "Europe/Guernsey",
-    "Europe/Helsinki", "Europe/Isle_of_Man", "Europe/Istanbul", "Europe/Jersey",
-    "Europe/Kaliningrad", "Europe/Kiev", "Europe/Kirov", "Europe/Kyiv", "Europe/Lisbon",
-    "Europe/Ljubljana", "Europe/London", "Europe/Luxembourg", "Europe/Madrid", "Europe/Malta",
-    "Europe/Mariehamn", "Europe/Minsk", "Europe/Monaco", "Europe/Moscow", "Europe/Nicosia",
-    "Europe/Oslo", "Europe/Paris", "Europe/Podgorica", "Europe/Prague", "Europe/Riga",
-    "Europe/Rome", "Europe/Samara", "Europe/San_Marino", "Europe/Sarajevo", "Europe/Saratov",
-    "Europe/Simferopol", "Europe/Skopje", "Europe/Sofia", "Europe/Stockholm", "Europe/Tallinn",
-    "Europe/Tirane", "Europe/Tiraspol", "Europe/Ulyanovsk", "Europe/Uzhgorod", "Europe/Vaduz",
-    "Europe/Vatican", "Europe/Vienna", "Europe/Vilnius", "Europe/Volgograd", "Europe/Warsaw",
-    "Europe/Zagreb", "Europe/Zaporozhye", "Europe/Zurich", "GB", "GB-Eire", "GMT", "GMT0",
-    "Greenwich", "Hongkong", "Iceland", "Indian/Antananarivo", "Indian/Chagos",
-    "Indian/Christmas", "Indian/Cocos", "Indian/Comoro", "Indian/Kerguelen", "Indian/Mahe",
-    "Indian/Maldives", "Indian/Mauritius", "Indian/Mayotte", "Indian/Reunion", "Iran", "Israel",
-    "Jamaica", "Japan", "Kwajalein", "Libya", "MET", "MST7MDT", "Mexico/BajaNorte",
-    "Mexico/BajaSur", "Mexico/General", "NZ", "NZ-CHAT", "Navajo", "PRC", "PST8PDT",
-    "Pacific/Apia", "Pacific/Auckland", "Pacific/Bougainville", "Pacific/Chatham",
-    "Pacific/Chuuk", "Pacific/Easter", "Pacific/Efate", "Pacific/Enderbury", "Pacific/Fakaofo",
-    "Pacific/Fiji", "Pacific/Funafuti", "Pacific/Galapagos", "Pacific/Gambier",
-    "Pacific/Guadalcanal", "Pacific/Guam", "Pacific/Honolulu", "Pacific/Johnston",
-    "Pacific/Kanton", "Pacific/Kiritimati", "Pacific/Kosrae", "Pacific/Kwajalein",
-    "Pacific/Majuro", "Pacific/Marquesas", "Pacific/Midway", "Pacific/Nauru", "Pacific/Niue",
-    "Pacific/Norfolk", "Pacific/Noumea", "Pacific/Pago_Pago", "Pacific/Palau", "Pacific/Pitcairn",
-    "Pacific/Pohnpei", "Pacific/Ponape", "Pacific/Port_Moresby", "Pacific/Rarotonga",
-    "Pacific/Saipan", "Pacific/Samoa", "Pacific/Tahiti", "Pacific/Tarawa", "Pacific/Tongatapu",
-    "Pacific/Truk", "Pacific/Wake", "Pacific/Wallis", "Pacific/Yap", "Poland", "Portugal", "ROK",
-    "Singapore", "SystemV/AST4", "SystemV/AST4ADT", "SystemV/CST6", "SystemV/CST6CDT",
-    "SystemV/EST5", "SystemV/EST5EDT", "SystemV/HST10", "SystemV/MST7", "SystemV/MST7MDT",
-    "SystemV/PST8", "SystemV/PST8PDT", "SystemV/YST9", "SystemV/YST9YDT", "Turkey", "UCT",
-    "US/Alaska", "US/Aleutian", "US/Arizona", "US/Central", "US/East-Indiana", "US/Eastern",
-    "US/Hawaii", "US/Indiana-Starke", "US/Michigan", "US/Mountain", "US/Pacific", "US/Samoa",
-    "UTC", "Universal", "W-SU", "WET", "Zulu",
+// java.time.ZoneId.getAvailableZoneIds() of the JDK 17 that runs Spark, sorted, with the TZif
+// file that holds java.time's rules for the id: nullptr = the file of the same name, "" = none
+// on a standard system (see tests/gen_datetime_cases.py --zone-table for how it is derived).
+struct ZoneIdEntry {
+  const char* id;
+  const char* file;
+};
+// Generated by `tests/gen_datetime_cases.py --zone-table` (JDK tzdb 2025a).
+const ZoneIdEntry kJavaZoneIds[] = {
+    {"Africa/Abidjan", nullptr},
+    {"Africa/Accra", "Africa/Abidjan"},
+    {"Africa/Addis_Ababa", "Africa/Nairobi"},
+    {"Africa/Algiers", nullptr},
+    {"Africa/Asmara", "Africa/Nairobi"},
+    {"Africa/Asmera", nullptr},
+    {"Africa/Bamako", "Africa/Abidjan"},
+    {"Africa/Bangui", "Africa/Lagos"},
+    {"Africa/Banjul", "Africa/Abidjan"},
+    {"Africa/Bissau", nullptr},
+    {"Africa/Blantyre", "Africa/Maputo"},
+    {"Africa/Brazzaville", "Africa/Lagos"},
+    {"Africa/Bujumbura", "Africa/Maputo"},
+    {"Africa/Cairo", nullptr},
+    {"Africa/Casablanca", nullptr},
+    {"Africa/Ceuta", nullptr},
+    {"Africa/Conakry", "Africa/Abidjan"},
+    {"Africa/Dakar", "Africa/Abidjan"},
+    {"Africa/Dar_es_Salaam", "Africa/Nairobi"},
+    {"Africa/Djibouti", "Africa/Nairobi"},
+    {"Africa/Douala", "Africa/Lagos"},
+    {"Africa/El_Aaiun", nullptr},
+    {"Africa/Freetown", "Africa/Abidjan"},
+    {"Africa/Gaborone", "Africa/Maputo"},
+    {"Africa/Harare", "Africa/Maputo"},
+    {"Africa/Johannesburg", nullptr},
+    {"Africa/Juba", nullptr},
+    {"Africa/Kampala", "Africa/Nairobi"},
+    {"Africa/Khartoum", nullptr},
+    {"Africa/Kigali", "Africa/Maputo"},
+    {"Africa/Kinshasa", "Africa/Lagos"},
+    {"Africa/Lagos", nullptr},
+    {"Africa/Libreville", "Africa/Lagos"},
+    {"Africa/Lome", "Africa/Abidjan"},
+    {"Africa/Luanda", "Africa/Lagos"},
+    {"Africa/Lubumbashi", "Africa/Maputo"},
+    {"Africa/Lusaka", "Africa/Maputo"},
+    {"Africa/Malabo", "Africa/Lagos"},
+    {"Africa/Maputo", nullptr},
+    {"Africa/Maseru", "Africa/Johannesburg"},
+    {"Africa/Mbabane", "Africa/Johannesburg"},
+    {"Africa/Mogadishu", "Africa/Nairobi"},
+    {"Africa/Monrovia", nullptr},
+    {"Africa/Nairobi", nullptr},
+    {"Africa/Ndjamena", nullptr},
+    {"Africa/Niamey", "Africa/Lagos"},
+    {"Africa/Nouakchott", "Africa/Abidjan"},
+    {"Africa/Ouagadougou", "Africa/Abidjan"},
+    {"Africa/Porto-Novo", "Africa/Lagos"},
+    {"Africa/Sao_Tome", nullptr},
+    {"Africa/Timbuktu", nullptr},
+    {"Africa/Tripoli", nullptr},
+    {"Africa/Tunis", nullptr},
+    {"Africa/Windhoek", nullptr},
+    {"America/Adak", nullptr},
+    {"America/Anchorage", nullptr},
+    {"America/Anguilla", "America/Puerto_Rico"},
+    {"America/Antigua", "America/Puerto_Rico"},
+    {"America/Araguaina", nullptr},
+    {"America/Argentina/Buenos_Aires", nullptr},
+    {"America/Argentina/Catamarca", nullptr},
+    {"America/Argentina/ComodRivadavia", nullptr},
+    {"America/Argentina/Cordoba", nullptr},
+    {"America/Argentina/Jujuy", nullptr},
+    {"America/Argentina/La_Rioja", nullptr},
+    {"America/Argentina/Mendoza", nullptr},
+    {"America/Argentina/Rio_Gallegos", nullptr},
+    {"America/Argentina/Salta", nullptr},
+    {"America/Argentina/San_Juan", nullptr},
+    {"America/Argentina/San_Luis", nullptr},
+    {"America/Argentina/Tucuman", nullptr},
+    {"America/Argentina/Ushuaia", nullptr},
+    {"America/Aruba", "America/Puerto_Rico"},
+    {"America/Asuncion", nullptr},
+    {"America/Atikokan", "America/Panama"},
+    {"America/Atka", nullptr},
+    {"America/Bahia", nullptr},
+    {"America/Bahia_Banderas", nullptr},
+    {"America/Barbados", nullptr},
+    {"America/Belem", nullptr},
+    {"America/Belize", nullptr},
+    {"America/Blanc-Sablon", "America/Puerto_Rico"},
+    {"America/Boa_Vista", nullptr},
+    {"America/Bogota", nullptr},
+    {"America/Boise", nullptr},
+    {"America/Buenos_Aires", nullptr},
+    {"America/Cambridge_Bay", nullptr},
+    {"America/Campo_Grande", nullptr},
+    {"America/Cancun", nullptr},
+    {"America/Caracas", nullptr},
+    {"America/Catamarca", nullptr},
+    {"America/Cayenne", nullptr},
+    {"America/Cayman", "America/Panama"},
+    {"America/Chicago", nullptr},
+    {"America/Chihuahua", nullptr},
+    {"America/Ciudad_Juarez", nullptr},
+    {"America/Coral_Harbour", nullptr},
+    {"America/Cordoba", nullptr},
+    {"America/Costa_Rica", nullptr},
+    {"America/Creston", "America/Phoenix"},
+    {"America/Cuiaba", nullptr},
+    {"America/Curacao", "America/Puerto_Rico"},
+    {"America/Danmarkshavn", nullptr},
+    {"America/Dawson", nullptr},
+    {"America/Dawson_Creek", nullptr},
+    {"America/Denver", nullptr},
+    {"America/Detroit", nullptr},
+    {"America/Dominica", "America/Puerto_Rico"},
+    {"America/Edmonton", nullptr},
+    {"America/Eirunepe", nullptr},
+    {"America/El_Salvador", nullptr},
+    {"America/Ensenada", nullptr},
+    {"America/Fort_Nelson", nullptr},
+    {"America/Fort_Wayne", nullptr},
+    {"America/Fortaleza", nullptr},
+    {"America/Glace_Bay", nullptr},
+    {"America/Godthab", nullptr},
+    {"America/Goose_Bay", nullptr},
+    {"America/Grand_Turk", nullptr},
+    {"America/Grenada", "America/Puerto_Rico"},
+    {"America/Guadeloupe", "America/Puerto_Rico"},
+    {"America/Guatemala", nullptr},
+    {"America/Guayaquil", nullptr},
+    {"America/Guyana", nullptr},
+    {"America/Halifax", nullptr},
+    {"America/Havana", nullptr},
+    {"America/Hermosillo", nullptr},
+    {"America/Indiana/Indianapolis", nullptr},
+    {"America/Indiana/Knox", nullptr},
+    {"America/Indiana/Marengo", nullptr},
+    {"America/Indiana/Petersburg", nullptr},
+    {"America/Indiana/Tell_City", nullptr},
+    {"America/Indiana/Vevay", nullptr},
+    {"America/Indiana/Vincennes", nullptr},
+    {"America/Indiana/Winamac", nullptr},
+    {"America/Indianapolis", nullptr},
+    {"America/Inuvik", nullptr},
+    {"America/Iqaluit", nullptr},
+    {"America/Jamaica", nullptr},
+    {"America/Jujuy", nullptr},
+    {"America/Juneau", nullptr},
+    {"America/Kentucky/Louisville", nullptr},
+    {"America/Kentucky/Monticello", nullptr},
+    {"America/Knox_IN", nullptr},
+    {"America/Kralendijk", nullptr},
+    {"America/La_Paz", nullptr},
+    {"America/Lima", nullptr},
+    {"America/Los_Angeles", nullptr},
+    {"America/Louisville", nullptr},
+    {"America/Lower_Princes", nullptr},
+    {"America/Maceio", nullptr},
+    {"America/Managua", nullptr},
+    {"America/Manaus", nullptr},
+    {"America/Marigot", nullptr},
+    {"America/Martinique", nullptr},
+    {"America/Matamoros", nullptr},
+    {"America/Mazatlan", nullptr},
+    {"America/Mendoza", nullptr},
+    {"America/Menominee", nullptr},
+    {"America/Merida", nullptr},
+    {"America/Metlakatla", nullptr},
+    {"America/Mexico_City", nullptr},
+    {"America/Miquelon", nullptr},
+    {"America/Moncton", nullptr},
+    {"America/Monterrey", nullptr},
+    {"America/Montevideo", nullptr},
+    {"America/Montreal", nullptr},
+    {"America/Montserrat", "America/Puerto_Rico"},
+    {"America/Nassau", "America/Toronto"},
+    {"America/New_York", nullptr},
+    {"America/Nipigon", nullptr},
+    {"America/Nome", nullptr},
+    {"America/Noronha", nullptr},
+    {"America/North_Dakota/Beulah", nullptr},
+    {"America/North_Dakota/Center", nullptr},
+    {"America/North_Dakota/New_Salem", nullptr},
+    {"America/Nuuk", nullptr},
+    {"America/Ojinaga", nullptr},
+    {"America/Panama", nullptr},
+    {"America/Pangnirtung", nullptr},
+    {"America/Paramaribo", nullptr},
+    {"America/Phoenix", nullptr},
+    {"America/Port-au-Prince", nullptr},
+    {"America/Port_of_Spain", "America/Puerto_Rico"},
+    {"America/Porto_Acre", nullptr},
+    {"America/Porto_Velho", nullptr},
+    {"America/Puerto_Rico", nullptr},
+    {"America/Punta_Arenas", nullptr},
+    {"America/Rainy_River", nullptr},
+    {"America/Rankin_Inlet", nullptr},
+    {"America/Recife", nullptr},
+    {"America/Regina", nullptr},
+    {"America/Resolute", nullptr},
+    {"America/Rio_Branco", nullptr},
+    {"America/Rosario", nullptr},
+    {"America/Santa_Isabel", nullptr},
+    {"America/Santarem", nullptr},
+    {"America/Santiago", nullptr},
+    {"America/Santo_Domingo", nullptr},
+    {"America/Sao_Paulo", nullptr},
+    {"America/Scoresbysund", nullptr},
+    {"America/Shiprock", nullptr},
+    {"America/Sitka", nullptr},
+    {"America/St_Barthelemy", nullptr},
+    {"America/St_Johns", nullptr},
+    {"America/St_Kitts", "America/Puerto_Rico"},
+    {"America/St_Lucia", "America/Puerto_Rico"},
+    {"America/St_Thomas", "America/Puerto_Rico"},
+    {"America/St_Vincent", "America/Puerto_Rico"},
+    {"America/Swift_Current", nullptr},
+    {"America/Tegucigalpa", nullptr},
+    {"America/Thule", nullptr},
+    {"America/Thunder_Bay", nullptr},
+    {"America/Tijuana", nullptr},
+    {"America/Toronto", nullptr},
+    {"America/Tortola", "America/Puerto_Rico"},
+    {"America/Vancouver", nullptr},
+    {"America/Virgin", nullptr},
+    {"America/Whitehorse", nullptr},
+    {"America/Winnipeg", nullptr},
+    {"America/Yakutat", nullptr},
+    {"America/Yellowknife", nullptr},
+    {"Antarctica/Casey", nullptr},
+    {"Antarctica/Davis", nullptr},
+    {"Antarctica/DumontDUrville", "Pacific/Port_Moresby"},
+    {"Antarctica/Macquarie", nullptr},
+    {"Antarctica/Mawson", nullptr},
+    {"Antarctica/McMurdo", "Pacific/Auckland"},
+    {"Antarctica/Palmer", nullptr},
+    {"Antarctica/Rothera", nullptr},
+    {"Antarctica/South_Pole", nullptr},
+    {"Antarctica/Syowa", "Asia/Riyadh"},
+    {"Antarctica/Troll", nullptr},
+    {"Antarctica/Vostok", nullptr},
+    {"Arctic/Longyearbyen", nullptr},
+    {"Asia/Aden", "Asia/Riyadh"},
+    {"Asia/Almaty", nullptr},
+    {"Asia/Amman", nullptr},
+    {"Asia/Anadyr", nullptr},
+    {"Asia/Aqtau", nullptr},
+    {"Asia/Aqtobe", nullptr},
+    {"Asia/Ashgabat", nullptr},
+    {"Asia/Ashkhabad", nullptr},
+    {"Asia/Atyrau", nullptr},
+    {"Asia/Baghdad", nullptr},
+    {"Asia/Bahrain", "Asia/Qatar"},
+    {"Asia/Baku", nullptr},
+    {"Asia/Bangkok", nullptr},
+    {"Asia/Barnaul", nullptr},
+    {"Asia/Beirut", nullptr},
+    {"Asia/Bishkek", nullptr},
+    {"Asia/Brunei", "Asia/Kuching"},
+    {"Asia/Calcutta", nullptr},
+    {"Asia/Chita", nullptr},
+    {"Asia/Choibalsan", nullptr},
+    {"Asia/Chongqing", nullptr},
+    {"Asia/Chungking", nullptr},
+    {"Asia/Colombo", nullptr},
+    {"Asia/Dacca", nullptr},
+    {"Asia/Damascus", nullptr},
+    {"Asia/Dhaka", nullptr},
+    {"Asia/Dili", nullptr},
+    {"Asia/Dubai", nullptr},
+    {"Asia/Dushanbe", nullptr},
+    {"Asia/Famagusta", nullptr},
+    {"Asia/Gaza", nullptr},
+    {"Asia/Harbin", nullptr},
+    {"Asia/Hebron", nullptr},
+    {"Asia/Ho_Chi_Minh", nullptr},
+    {"Asia/Hong_Kong", nullptr},
+    {"Asia/Hovd", nullptr},
+    {"Asia/Irkutsk", nullptr},
+    {"Asia/Istanbul", nullptr},
+    {"Asia/Jakarta", nullptr},
+    {"Asia/Jayapura", nullptr},
+    {"Asia/Jerusalem", nullptr},
+    {"Asia/Kabul", nullptr},
+    {"Asia/Kamchatka", nullptr},
+    {"Asia/Karachi", nullptr},
+    {"Asia/Kashgar", nullptr},
+    {"Asia/Kathmandu", nullptr},
+    {"Asia/Katmandu", nullptr},
+    {"Asia/Khandyga", nullptr},
+    {"Asia/Kolkata", nullptr},
+    {"Asia/Krasnoyarsk", nullptr},
+    {"Asia/Kuala_Lumpur", "Asia/Singapore"},
+    {"Asia/Kuching", nullptr},
+    {"Asia/Kuwait", "Asia/Riyadh"},
+    {"Asia/Macao", nullptr},
+    {"Asia/Macau", nullptr},
+    {"Asia/Magadan", nullptr},
+    {"Asia/Makassar", nullptr},
+    {"Asia/Manila", nullptr},
+    {"Asia/Muscat", "Asia/Dubai"},
+    {"Asia/Nicosia", nullptr},
+    {"Asia/Novokuznetsk", nullptr},
+    {"Asia/Novosibirsk", nullptr},
+    {"Asia/Omsk", nullptr},
+    {"Asia/Oral", nullptr},
+    {"Asia/Phnom_Penh", "Asia/Bangkok"},
+    {"Asia/Pontianak", nullptr},
+    {"Asia/Pyongyang", nullptr},
+    {"Asia/Qatar", nullptr},
+    {"Asia/Qostanay", nullptr},
+    {"Asia/Qyzylorda", nullptr},
+    {"Asia/Rangoon", nullptr},
+    {"Asia/Riyadh", nullptr},
+    {"Asia/Saigon", nullptr},
+    {"Asia/Sakhalin", nullptr},
+    {"Asia/Samarkand", nullptr},
+    {"Asia/Seoul", nullptr},
+    {"Asia/Shanghai", nullptr},
+    {"Asia/Singapore", nullptr},
+    {"Asia/Srednekolymsk", nullptr},
+    {"Asia/Taipei", nullptr},
+    {"Asia/Tashkent", nullptr},
+    {"Asia/Tbilisi", nullptr},
+    {"Asia/Tehran", nullptr},
+    {"Asia/Tel_Aviv", nullptr},
+    {"Asia/Thimbu", nullptr},
+    {"Asia/Thimphu", nullptr},
+    {"Asia/Tokyo", nullptr},
+    {"Asia/Tomsk", nullptr},
+    {"Asia/Ujung_Pandang", nullptr},
+    {"Asia/Ulaanbaatar", nullptr},
+    {"Asia/Ulan_Bator", nullptr},
+    {"Asia/Urumqi", nullptr},
+    {"Asia/Ust-Nera", nullptr},
+    {"Asia/Vientiane", "Asia/Bangkok"},
+    {"Asia/Vladivostok", nullptr},
+    {"Asia/Yakutsk", nullptr},
+    {"Asia/Yangon", nullptr},
+    {"Asia/Yekaterinburg", nullptr},
+    {"Asia/Yerevan", nullptr},
+    {"Atlantic/Azores", nullptr},
+    {"Atlantic/Bermuda", nullptr},
+    {"Atlantic/Canary", nullptr},
+    {"Atlantic/Cape_Verde", nullptr},
+    {"Atlantic/Faeroe", nullptr},
+    {"Atlantic/Faroe", nullptr},
+    {"Atlantic/Jan_Mayen", nullptr},
+    {"Atlantic/Madeira", nullptr},
+    {"Atlantic/Reykjavik", "Africa/Abidjan"},
+    {"Atlantic/South_Georgia", nullptr},
+    {"Atlantic/St_Helena", "Africa/Abidjan"},
+    {"Atlantic/Stanley", nullptr},
+    {"Australia/ACT", nullptr},
+    {"Australia/Adelaide", nullptr},
+    {"Australia/Brisbane", nullptr},
+    {"Australia/Broken_Hill", nullptr},
+    {"Australia/Canberra", nullptr},
+    {"Australia/Currie", nullptr},
+    {"Australia/Darwin", nullptr},
+    {"Australia/Eucla", nullptr},
+    {"Australia/Hobart", nullptr},
+    {"Australia/LHI", nullptr},
+    {"Australia/Lindeman", nullptr},
+    {"Australia/Lord_Howe", nullptr},
+    {"Australia/Melbourne", nullptr},
+    {"Australia/NSW", nullptr},
+    {"Australia/North", nullptr},
+    {"Australia/Perth", nullptr},
+    {"Australia/Queensland", nullptr},
+    {"Australia/South", nullptr},
+    {"Australia/Sydney", nullptr},
+    {"Australia/Tasmania", nullptr},
+    {"Australia/Victoria", nullptr},
+    {"Australia/West", nullptr},
+    {"Australia/Yancowinna", nullptr},
+    {"Brazil/Acre", nullptr},
+    {"Brazil/DeNoronha", nullptr},
+    {"Brazil/East", nullptr},
+    {"Brazil/West", nullptr},
+    {"CET", "Europe/Brussels"},
+    {"CST6CDT", "America/Chicago"},
+    {"Canada/Atlantic", nullptr},
+    {"Canada/Central", nullptr},
+    {"Canada/Eastern", nullptr},
+    {"Canada/Mountain", nullptr},
+    {"Canada/Newfoundland", nullptr},
+    {"Canada/Pacific", nullptr},
+    {"Canada/Saskatchewan", nullptr},
+    {"Canada/Yukon", nullptr},
+    {"Chile/Continental", nullptr},
+    {"Chile/EasterIsland", nullptr},
+    {"Cuba", nullptr},
+    {"EET", "Europe/Athens"},
+    {"EST5EDT", "America/New_York"},
+    {"Egypt", nullptr},
+    {"Eire", nullptr},
+    {"Etc/GMT", nullptr},
+    {"Etc/GMT+0", nullptr},
+    {"Etc/GMT+1", nullptr},
+    {"Etc/GMT+10", nullptr},
+    {"Etc/GMT+11", nullptr},
+    {"Etc/GMT+12", nullptr},
+    {"Etc/GMT+2", nullptr},
+    {"Etc/GMT+3", nullptr},
+    {"Etc/GMT+4", nullptr},
+    {"Etc/GMT+5", nullptr},
+    {"Etc/GMT+6", nullptr},
+    {"Etc/GMT+7", nullptr},
+    {"Etc/GMT+8", nullptr},
+    {"Etc/GMT+9", nullptr},
+    {"Etc/GMT-0", nullptr},
+    {"Etc/GMT-1", nullptr},
+    {"Etc/GMT-10", nullptr},
+    {"Etc/GMT-11", nullptr},
+    {"Etc/GMT-12", nullptr},
+    {"Etc/GMT-13", nullptr},
+    {"Etc/GMT-14", nullptr},
+    {"Etc/GMT-2", nullptr},
+    {"Etc/GMT-3", nullptr},
+    {"Etc/GMT-4", nullptr},
+    {"Etc/GMT-5", nullptr},
+    {"Etc/GMT-6", nullptr},
+    {"Etc/GMT-7", nullptr},
+    {"Etc/GMT-8", nullptr},
+    {"Etc/GMT-9", nullptr},
+    {"Etc/GMT0", nullptr},
+    {"Etc/Greenwich", nullptr},
+    {"Etc/UCT", nullptr},
+    {"Etc/UTC", nullptr},
+    {"Etc/Universal", nullptr},
+    {"Etc/Zulu", nullptr},
+    {"Europe/Amsterdam", "Europe/Brussels"},
+    {"Europe/Andorra", nullptr},
+    {"Europe/Astrakhan", nullptr},
+    {"Europe/Athens", nullptr},
+    {"Europe/Belfast", nullptr},
+    {"Europe/Belgrade", nullptr},
+    {"Europe/Berlin", nullptr},
+    {"Europe/Bratislava", nullptr},
+    {"Europe/Brussels", nullptr},
+    {"Europe/Bucharest", nullptr},
+    {"Europe/Budapest", nullptr},
+    {"Europe/Busingen", nullptr},
+    {"Europe/Chisinau", nullptr},
+    {"Europe/Copenhagen", "Europe/Berlin"},
+    {"Europe/Dublin", nullptr},
+    {"Europe/Gibraltar", nullptr},
+    {"Europe/Guernsey", "Europe/London"},
+    {"Europe/Helsinki", nullptr},
+    {"Europe/Isle_of_Man", "Europe/London"},
+    {"Europe/Istanbul", nullptr},
+    {"Europe/Jersey", "Europe/London"},
+    {"Europe/Kaliningrad", nullptr},
+    {"Europe/Kiev", nullptr},
+    {"Europe/Kirov", nullptr},
+    {"Europe/Kyiv", nullptr},
+    {"Europe/Lisbon", nullptr},
+    {"Europe/Ljubljana", "Europe/Belgrade"},
+    {"Europe/London", nullptr},
+    {"Europe/Luxembourg", "Europe/Brussels"},
+    {"Europe/Madrid", nullptr},
+    {"Europe/Malta", nullptr},
+    {"Europe/Mariehamn", nullptr},
+    {"Europe/Minsk", nullptr},
+    {"Europe/Monaco", "Europe/Paris"},
+    {"Europe/Moscow", nullptr},
+    {"Europe/Nicosia", nullptr},
+    {"Europe/Oslo", "Europe/Berlin"},
+    {"Europe/Paris", nullptr},
+    {"Europe/Podgorica", nullptr},
+    {"Europe/Prague", nullptr},
+    {"Europe/Riga", nullptr},
+    {"Europe/Rome", nullptr},
+    {"Europe/Samara", nullptr},
+    {"Europe/San_Marino", nullptr},
+    {"Europe/Sarajevo", "Europe/Belgrade"},
+    {"Europe/Saratov", nullptr},
+    {"Europe/Simferopol", nullptr},
+    {"Europe/Skopje", "Europe/Belgrade"},
+    {"Europe/Sofia", nullptr},
+    {"Europe/Stockholm", "Europe/Berlin"},
+    {"Europe/Tallinn", nullptr},
+    {"Europe/Tirane", nullptr},
+    {"Europe/Tiraspol", nullptr},
+    {"Europe/Ulyanovsk", nullptr},
+    {"Europe/Uzhgorod", nullptr},
+    {"Europe/Vaduz", "Europe/Zurich"},
+    {"Europe/Vatican", nullptr},
+    {"Europe/Vienna", nullptr},
+    {"Europe/Vilnius", nullptr},
+    {"Europe/Volgograd", nullptr},
+    {"Europe/Warsaw", nullptr},
+    {"Europe/Zagreb", "Europe/Belgrade"},
+    {"Europe/Zaporozhye", nullptr},
+    {"Europe/Zurich", nullptr},
+    {"GB", nullptr},
+    {"GB-Eire", nullptr},
+    {"GMT", nullptr},
+    {"GMT0", nullptr},
+    {"Greenwich", nullptr},
+    {"Hongkong", nullptr},
+    {"Iceland", nullptr},
+    {"Indian/Antananarivo", "Africa/Nairobi"},
+    {"Indian/Chagos", nullptr},
+    {"Indian/Christmas", "Asia/Bangkok"},
+    {"Indian/Cocos", "Asia/Yangon"},
+    {"Indian/Comoro", "Africa/Nairobi"},
+    {"Indian/Kerguelen", "Indian/Maldives"},
+    {"Indian/Mahe", "Asia/Dubai"},
+    {"Indian/Maldives", nullptr},
+    {"Indian/Mauritius", nullptr},
+    {"Indian/Mayotte", "Africa/Nairobi"},
+    {"Indian/Reunion", "Asia/Dubai"},
+    {"Iran", nullptr},
+    {"Israel", nullptr},
+    {"Jamaica", nullptr},
+    {"Japan", nullptr},
+    {"Kwajalein", nullptr},
+    {"Libya", nullptr},
+    {"MET", "Europe/Brussels"},
+    {"MST7MDT", "America/Denver"},
+    {"Mexico/BajaNorte", nullptr},
+    {"Mexico/BajaSur", nullptr},
+    {"Mexico/General", nullptr},
+    {"NZ", nullptr},
+    {"NZ-CHAT", nullptr},
+    {"Navajo", nullptr},
+    {"PRC", nullptr},
+    {"PST8PDT", "America/Los_Angeles"},
+    {"Pacific/Apia", nullptr},
+    {"Pacific/Auckland", nullptr},
+    {"Pacific/Bougainville", nullptr},
+    {"Pacific/Chatham", nullptr},
+    {"Pacific/Chuuk", "Pacific/Port_Moresby"},
+    {"Pacific/Easter", nullptr},
+    {"Pacific/Efate", nullptr},
+    {"Pacific/Enderbury", nullptr},
+    {"Pacific/Fakaofo", nullptr},
+    {"Pacific/Fiji", nullptr},
+    {"Pacific/Funafuti", "Pacific/Tarawa"},
+    {"Pacific/Galapagos", nullptr},
+    {"Pacific/Gambier", nullptr},
+    {"Pacific/Guadalcanal", nullptr},
+    {"Pacific/Guam", nullptr},
+    {"Pacific/Honolulu", nullptr},
+    {"Pacific/Johnston", nullptr},
+    {"Pacific/Kanton", nullptr},
+    {"Pacific/Kiritimati", nullptr},
+    {"Pacific/Kosrae", nullptr},
+    {"Pacific/Kwajalein", nullptr},
+    {"Pacific/Majuro", "Pacific/Tarawa"},
+    {"Pacific/Marquesas", nullptr},
+    {"Pacific/Midway", "Pacific/Pago_Pago"},
+    {"Pacific/Nauru", nullptr},
+    {"Pacific/Niue", nullptr},
+    {"Pacific/Norfolk", nullptr},
+    {"Pacific/Noumea", nullptr},
+    {"Pacific/Pago_Pago", nullptr},
+    {"Pacific/Palau", nullptr},
+    {"Pacific/Pitcairn", nullptr},
+    {"Pacific/Pohnpei", "Pacific/Guadalcanal"},
+    {"Pacific/Ponape", nullptr},
+    {"Pacific/Port_Moresby", nullptr},
+    {"Pacific/Rarotonga", nullptr},
+    {"Pacific/Saipan", "Pacific/Guam"},
+    {"Pacific/Samoa", nullptr},
+    {"Pacific/Tahiti", nullptr},
+    {"Pacific/Tarawa", nullptr},
+    {"Pacific/Tongatapu", nullptr},
+    {"Pacific/Truk", nullptr},
+    {"Pacific/Wake", "Pacific/Tarawa"},
+    {"Pacific/Wallis", "Pacific/Tarawa"},
+    {"Pacific/Yap", nullptr},
+    {"Poland", nullptr},
+    {"Portugal", nullptr},
+    {"ROK", nullptr},
+    {"Singapore", nullptr},
+    {"SystemV/AST4", "Etc/GMT+4"},
+    {"SystemV/AST4ADT", ""},
+    {"SystemV/CST6", "Etc/GMT+6"},
+    {"SystemV/CST6CDT", ""},
+    {"SystemV/EST5", "Etc/GMT+5"},
+    {"SystemV/EST5EDT", ""},
+    {"SystemV/HST10", "Etc/GMT+10"},
+    {"SystemV/MST7", "Etc/GMT+7"},
+    {"SystemV/MST7MDT", ""},
+    {"SystemV/PST8", "Etc/GMT+8"},
+    {"SystemV/PST8PDT", ""},
+    {"SystemV/YST9", "Etc/GMT+9"},
+    {"SystemV/YST9YDT", ""},
+    {"Turkey", nullptr},
+    {"UCT", nullptr},
+    {"US/Alaska", nullptr},
+    {"US/Aleutian", nullptr},
+    {"US/Arizona", nullptr},
+    {"US/Central", nullptr},
+    {"US/East-Indiana", nullptr},
+    {"US/Eastern", nullptr},
+    {"US/Hawaii", nullptr},
+    {"US/Indiana-Starke", nullptr},
+    {"US/Michigan", nullptr},
+    {"US/Mountain", nullptr},
+    {"US/Pacific", nullptr},
+    {"US/Samoa", nullptr},
+    {"UTC", nullptr},
+    {"Universal", nullptr},
+    {"W-SU", nullptr},
+    {"WET", "Europe/Lisbon"},
+    {"Zulu", nullptr},
 };
 constexpr size_t kNumZoneIds = sizeof(kJavaZoneIds) / sizeof(kJavaZoneIds[0]);
 
@@ -274,7 +754,7 @@ int find_zone_id_exact(std::string_view id) {
   size_t lo = 0, hi = kNumZoneIds;
   while (lo < hi) {
     size_t mid = (lo + hi) / 2;
-    int c = std::string_view(kJavaZoneIds[mid]).compare(id);
+    int c = std::string_view(kJavaZoneIds[mid].id).compare(id);
     if (c == 0) return static_cast<int>(mid);
     if (c < 0) lo = mid + 1; else hi = mid;
   }
@@ -286,7 +766,7 @@ int find_zone_id_prefix_ci(std::string_view text, size_t& len) {
   int best = -1;
   len = 0;
   for (size_t i = 0; i < kNumZoneIds; ++i) {
-    std::string_view id(kJavaZoneIds[i]);
+    std::string_view id(kJavaZoneIds[i].id);
     if (id.size() <= len || id.size() > text.size()) continue;
     bool ok = true;
     for (size_t k = 0; k < id.size() && ok; ++k) ok = ci_equal(id[k], text[k]);
@@ -444,7 +924,14 @@ std::unique_ptr<TzRules> load_tzif(const std::string& path) {
     for (int i = 0; i < 6; ++i) c[i] = be_int(base + at + 20 + 4 * i, 4);
   };
   int64_t c[6];  // isutcnt, isstdcnt, leapcnt, timecnt, typecnt, charcnt
+  auto sane = [&]() {
+    for (int64_t v : c) {
+      if (v < 0 || v > 1'000'000) return false;
+    }
+    return true;
+  };
   counts(0, c);
+  if (!sane()) return nullptr;
   char version = data[4];
   size_t at = 44;
   int time_size = 4;
@@ -453,6 +940,7 @@ std::unique_ptr<TzRules> load_tzif(const std::string& path) {
     at += static_cast<size_t>(c[3] * 5 + c[4] * 6 + c[5] + c[2] * 8 + c[1] + c[0]);
     if (at + 44 > size || data.compare(at, 4, "TZif") != 0) return nullptr;
     counts(at, c);
+    if (!sane()) return nullptr;
     at += 44;
     time_size = 8;
   }
@@ -493,6 +981,41 @@ std::unique_ptr<TzRules> load_tzif(const std::string& path) {
   return rules;
 }
 
+// java.time keeps the retired "SystemV/XSTnXDT" zones (tzdata's old `systemv` file): standard
+// offset -n hours, US-style DST from 1900 on (last Sunday of April to last Sunday of October,
+// 1974 and 1975 excepted). No TZif file has them any more, so they are built here.
+std::unique_ptr<TzRules> systemv_rules(std::string_view id) {
+  size_t k = id.find_first_of("0123456789");
+  if (k == std::string_view::npos) return nullptr;
+  const int32_t std_off = -3600 * (id[k] - '0');
+  const int32_t dst_off = std_off + 3600;
+  auto rules = std::make_unique<TzRules>();
+  rules->wall_offsets.push_back(std_off);
+  const RuleDate last_sun_apr{'M', 4, 5, 0, 0, 7200}, last_sun_oct{'M', 10, 5, 0, 0, 7200},
+      last_sun_nov{'M', 11, 5, 0, 0, 7200};
+  for (int64_t y = 1900; y <= 1977; ++y) {
+    int64_t start_day = y == 1974 ? epoch_day_of(1974, 1, 6)
+                      : y == 1975 ? epoch_day_of(1975, 2, 23)
+                                  : rule_epoch_day(last_sun_apr, y);
+    int64_t end_day = rule_epoch_day(y == 1974 ? last_sun_nov : last_sun_oct, y);
+    int64_t start = start_day * kSecondsPerDay + 7200 - std_off;
+    int64_t end = end_day * kSecondsPerDay + 7200 - dst_off;
+    rules->local_trans.push_back(start + std_off);
+    rules->local_trans.push_back(start + dst_off);
+    rules->wall_offsets.push_back(dst_off);
+    rules->local_trans.push_back(end + std_off);
+    rules->local_trans.push_back(end + dst_off);
+    rules->wall_offsets.push_back(std_off);
+  }
+  rules->footer.valid = true;
+  rules->footer.std_offset = std_off;
+  rules->footer.has_dst = true;
+  rules->footer.dst_offset = dst_off;
+  rules->footer.start = last_sun_apr;
+  rules->footer.end = last_sun_oct;
+  return rules;
+}
+
 std::mutex g_zone_mutex;
 std::array<std::atomic<const TzRules*>, kNumZoneIds> g_zone_rules{};
 std::array<std::atomic<bool>, kNumZoneIds> g_zone_loaded{};
@@ -503,12 +1026,18 @@ const TzRules* zone_rules(int index) {
   }
   std::lock_guard<std::mutex> lock(g_zone_mutex);
   if (!g_zone_loaded[static_cast<size_t>(index)].load(std::memory_order_relaxed)) {
-    const char* dir = std::getenv("TZDIR");
-    std::string path = (dir != nullptr && *dir != '\0') ? dir : "/usr/share/zoneinfo";
-    path += '/';
-    path += kJavaZoneIds[index];
-    // Leaked on purpose: rules live for the whole process.
-    const TzRules* r = load_tzif(path).release();
+    const ZoneIdEntry& e = kJavaZoneIds[index];
+    const TzRules* r = nullptr;
+    if (e.file == nullptr || *e.file != '\0') {
+      const char* dir = std::getenv("TZDIR");
+      std::string path = (dir != nullptr && *dir != '\0') ? dir : "/usr/share/zoneinfo";
+      path += '/';
+      path += e.file != nullptr ? e.file : e.id;
+      // Leaked on purpose: rules live for the whole process.
+      r = load_tzif(path).release();
+    } else if (std::string_view(e.id).substr(0, 8) == "SystemV/") {
+      r = systemv_rules(e.id).release();
+    }
     g_zone_rules[static_cast<size_t>(index)].store(r, std::memory_order_release);
     g_zone_loaded[static_cast<size_t>(index)].store(true, std::memory_order_release);
   }
@@ -880,7 +1409,40 @@ bool with_gmt_removed(std::string_view s, Fn&& fn) {
   return fn(std::string_view(buf, n));
 }
 
-// java.lang.Integer.parseInt restricted to ASCII digits.
+// Character.digit(ch, 10) for one UTF-8 encoded character of the Basic Multilingual Plane
+// (java strings are UTF-16: digits outside the BMP are surrogate pairs and never digits).
+int java_decimal_digit(std::string_view s, size_t& i) {
+  // The zero of every Unicode 13 "Nd" run of ten digits in the BMP.
+  static constexpr uint32_t kZeros[] = {
+      0x0030, 0x0660, 0x06F0, 0x07C0, 0x0966, 0x09E6, 0x0A66, 0x0AE6, 0x0B66, 0x0BE6, 0x0C66,
+      0x0CE6, 0x0D66, 0x0DE6, 0x0E50, 0x0ED0, 0x0F20, 0x1040, 0x1090, 0x17E0, 0x1810, 0x1946,
+      0x19D0, 0x1A80, 0x1A90, 0x1B50, 0x1BB0, 0x1C40, 0x1C50, 0xA620, 0xA8D0, 0xA900, 0xA9D0,
+      0xA9F0, 0xAA50, 0xABF0, 0xFF10};
+  auto u = [&](size_t k) { return static_cast<uint32_t>(static_cast<unsigned char>(s[k])); };
+  uint32_t cp = 0;
+  size_t len = 0;
+  if (u(i) < 0x80) {
+    cp = u(i);
+    len = 1;
+  } else if ((u(i) & 0xE0) == 0xC0 && i + 1 < s.size()) {
+    cp = ((u(i) & 0x1F) << 6) | (u(i + 1) & 0x3F);
+    len = 2;
+  } else if ((u(i) & 0xF0) == 0xE0 && i + 2 < s.size()) {
+    cp = ((u(i) & 0x0F) << 12) | ((u(i + 1) & 0x3F) << 6) | (u(i + 2) & 0x3F);
+    len = 3;
+  } else {
+    return -1;
+  }
+  for (uint32_t zero : kZeros) {
+    if (cp >= zero && cp < zero + 10) {
+      i += len;
+      return static_cast<int>(cp - zero);
+    }
+  }
+  return -1;
+}
+
+// java.lang.Integer.parseInt(s) (radix 10).
 bool java_parse_int(std::string_view s, int32_t& out) {
   if (s.empty()) return false;
   size_t i = 0;
@@ -891,9 +1453,10 @@ bool java_parse_int(std::string_view s, int32_t& out) {
     if (s.size() == 1) return false;
   }
   int64_t v = 0;
-  for (; i < s.size(); ++i) {
-    if (!is_digit(s[i])) return false;
-    v = v * 10 + (s[i] - '0');
+  while (i < s.size()) {
+    int d = java_decimal_digit(s, i);
+    if (d < 0) return false;
+    v = v * 10 + d;
     if (v > 2147483648LL) return false;
   }
   if (negative) v = -v;
@@ -946,7 +1509,26 @@ bool cast_string_to_date(std::string_view s, int32_t& days_since_epoch) {
   return true;
 }
 
-bool cast_string_to_timestamp(std::string_view s, int64_t default_offset_seconds, int64_t& micros) {
+struct ZoneAccess {
+  static Zone get(const TimeZone& z) { return Zone{static_cast<const TzRules*>(z.rules_), z.offset_}; }
+  static TimeZone make(const Zone& z) {
+    TimeZone out;
+    out.rules_ = z.rules;
+    out.offset_ = z.offset;
+    return out;
+  }
+};
+
+bool TimeZone::of(std::string_view id, TimeZone& out) {
+  Zone z;
+  if (!spark_get_zone_id(id, z)) return false;
+  out = ZoneAccess::make(z);
+  return true;
+}
+
+namespace {
+
+bool cast_to_timestamp(std::string_view s, const Zone& session_zone, int64_t& micros) {
   TsParts p;
   if (!parse_timestamp_string(s, p)) return false;
   const int64_t* seg = p.seg;
@@ -954,8 +1536,23 @@ bool cast_string_to_timestamp(std::string_view s, int64_t default_offset_seconds
   if (p.just_time) return false;  // Spark uses LocalDate.now(zone): not reproducible here
   int64_t local = 0;
   if (!parts_local_seconds(p, local)) return false;
-  Zone zone = p.has_zone ? p.zone : Zone{nullptr, default_offset_seconds};
+  const Zone& zone = p.has_zone ? p.zone : session_zone;
   return instant_to_micros(local_to_epoch(zone, local), seg[6], micros);
+}
+
+bool json_default_to_timestamp(std::string_view s, const Zone& session_zone, int64_t& micros) {
+  if (cast_to_timestamp(s, session_zone, micros)) return true;
+  return with_gmt_removed(s, [&](std::string_view t) { return cast_to_timestamp(t, session_zone, micros); });
+}
+
+}  // namespace
+
+bool cast_string_to_timestamp(std::string_view s, int64_t default_offset_seconds, int64_t& micros) {
+  return cast_to_timestamp(s, Zone{nullptr, default_offset_seconds}, micros);
+}
+
+bool cast_string_to_timestamp(std::string_view s, const TimeZone& session_zone, int64_t& micros) {
+  return cast_to_timestamp(s, ZoneAccess::get(session_zone), micros);
 }
 
 bool string_to_timestamp_ntz(std::string_view s, bool allow_time_zone, int64_t& micros) {
@@ -972,6 +1569,18 @@ bool cast_string_to_timestamp_ntz(std::string_view s, int64_t& micros) {
 }
 
 int32_t rebase_julian_to_gregorian_days(int32_t days) {
+  if (days < -719164) {
+    // RebaseDateTime.localRebaseJulianToGregorianDays: read the day as a date of the (proleptic)
+    // Julian calendar and take the same year, month and day in the Gregorian calendar.
+    const int64_t c = static_cast<int64_t>(days) + 2440588 + 32082;  // Julian day number + 32082
+    const int64_t d = floor_div(4 * c + 3, 1461);
+    const int64_t e = c - floor_div(1461 * d, 4);
+    const int64_t m = floor_div(5 * e + 2, 153);
+    const int64_t day = e - floor_div(153 * m + 2, 5) + 1;
+    const int64_t month = m + 3 - 12 * floor_div(m, 10);
+    const int64_t year = d - 4800 + floor_div(m, 10);
+    return static_cast<int32_t>(epoch_day_of(year, month, 1) + day - 1);
+  }
   static constexpr int32_t kDiffs[] = {2, 1, 0, -1, -2, -3, -4, -5, -6, -7, -8, -9, -10, 0};
   static constexpr int32_t kSwitchDays[] = {-719164, -682945, -646420, -609895, -536845,
                                             -500320, -463795, -390745, -354220, -317695,
@@ -996,10 +1605,12 @@ bool json_default_parse_date(std::string_view s, int32_t& days_since_epoch) {
 
 bool json_default_parse_timestamp(std::string_view s, int64_t default_offset_seconds,
                                   int64_t& micros) {
-  if (cast_string_to_timestamp(s, default_offset_seconds, micros)) return true;
-  return with_gmt_removed(s, [&](std::string_view t) {
-    return cast_string_to_timestamp(t, default_offset_seconds, micros);
-  });
+  return json_default_to_timestamp(s, Zone{nullptr, default_offset_seconds}, micros);
+}
+
+bool json_default_parse_timestamp(std::string_view s, const TimeZone& session_zone,
+                                  int64_t& micros) {
+  return json_default_to_timestamp(s, ZoneAccess::get(session_zone), micros);
 }
 
 bool json_default_parse_timestamp_ntz(std::string_view s, int64_t& micros) {
@@ -1019,7 +1630,7 @@ using Pos = int64_t;  // a parse position; negative = ~(error position), as in j
 
 enum Field : int {
   kYear, kMonth, kDayOfMonth, kDayOfYear, kHourOfDay, kClockHourOfDay, kHourOfAmPm,
-  kClockHourOfAmPm, kAmPm, kMinute, kSecond, kNano, kOffsetSeconds, kFieldCount
+  kClockHourOfAmPm, kAmPm, kMinute, kSecond, kNano, kOffsetSeconds, kEra, kYearOfEra, kFieldCount
 };
 
 struct Range {
@@ -1028,11 +1639,10 @@ struct Range {
 // ChronoField.range() minimum / maximum of each field.
 constexpr Range kRanges[kFieldCount] = {
     {-kMaxYear, kMaxYear}, {1, 12}, {1, 31}, {1, 366}, {0, 23}, {1, 24}, {0, 11}, {1, 12},
-    {0, 1},               {0, 59}, {0, 59}, {0, 999'999'999}, {-kMaxOffset, kMaxOffset}};
+    {0, 1},               {0, 59}, {0, 59}, {0, 999'999'999}, {-kMaxOffset, kMaxOffset},
+    {0, 1},               {1, kMaxYear + 1}};
 
 inline bool in_range(int f, int64_t v) { return v >= kRanges[f].min && v <= kRanges[f].max; }
-
-inline bool is_time_field(int f) { return f >= kHourOfDay && f <= kNano; }
 
 // java.time.format.Parsed, reduced to the fields the supported pattern letters produce.
 struct Parsed {
@@ -1062,7 +1672,7 @@ bool sign_allowed(Sign s, bool positive) {
 }
 
 enum class NodeKind : uint8_t { Literal, Number, Fraction, Text, Offset, LocalizedOffset, ZoneId, Optional };
-enum class TextSet : uint8_t { MonthShort, MonthFull, AmPm };
+enum class TextSet : uint8_t { MonthShort, MonthFull, AmPm, EraShort, EraFull };
 
 struct Node {
   NodeKind kind = NodeKind::Literal;
@@ -1085,11 +1695,48 @@ constexpr const char* kMonthFull[12] = {"January", "February", "March",     "Apr
                                         "May",     "June",     "July",      "August",
                                         "September", "October", "November", "December"};
 constexpr const char* kAmPmTexts[2] = {"AM", "PM"};
+constexpr const char* kEraShort[2] = {"BC", "AD"};
+constexpr const char* kEraFull[2] = {"Before Christ", "Anno Domini"};
 
 // --- compile ---------------------------------------------------------------------------------
 
+// Whether commons-lang3's FastDateFormat (Spark's legacy parser for JSON) accepts the pattern:
+// quotes closed, and every unquoted letter one it knows ('X' at most three times).
+bool legacy_fast_date_format_accepts(std::string_view p) {
+  bool in_quote = false;
+  for (size_t i = 0; i < p.size();) {
+    const char c = p[i];
+    if (c == '\'') {
+      if (i + 1 < p.size() && p[i + 1] == '\'') {
+        i += 2;
+      } else {
+        in_quote = !in_quote;
+        ++i;
+      }
+      continue;
+    }
+    if (!in_quote && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))) {
+      size_t j = i;
+      while (j < p.size() && p[j] == c) ++j;
+      if (std::strchr("adhkmsuwyzDEFGHKLMSWYZX", c) == nullptr) return false;
+      if (c == 'X' && j - i > 3) return false;
+      i = j;
+      continue;
+    }
+    ++i;
+  }
+  return !in_quote;
+}
+
 [[noreturn]] void reject(const std::string& pattern, const std::string& why) {
-  throw std::invalid_argument("datetime pattern '" + pattern + "': " + why);
+  throw DateTimePatternError(DateTimePatternError::Kind::kInvalid,
+                             legacy_fast_date_format_accepts(pattern),
+                             "invalid datetime pattern '" + pattern + "': " + why);
+}
+
+[[noreturn]] void not_supported(const std::string& pattern, const std::string& why) {
+  throw DateTimePatternError(DateTimePatternError::Kind::kNotSupported, false,
+                             "datetime pattern '" + pattern + "' is valid in Spark but not supported here: " + why);
 }
 
 class Builder {
@@ -1259,22 +1906,25 @@ class Builder {
   void parse_letter(char cur, int count) {
     switch (cur) {
       case 'u':
-      case 'y':
+      case 'y': {
+        // 'y' only survives Spark's y -> u rewrite when the pattern has an era ('G').
+        const Field f = cur == 'u' ? kYear : kYearOfEra;
         if (count == 2) {
           Node n;
           n.kind = NodeKind::Number;
-          n.field = kYear;
+          n.field = f;
           n.min_width = n.max_width = 2;
           n.sign = Sign::NotNegative;
           n.reduced = true;
           append_value(std::move(n));
         } else if (count < 4) {
-          number(kYear, count, 19, Sign::Normal);
+          number(f, count, 19, Sign::Normal);
         } else {
           if (count > 19) too_many(cur);
-          number(kYear, count, 19, Sign::ExceedsPad);
+          number(f, count, 19, Sign::ExceedsPad);
         }
         break;
+      }
       case 'M':
       case 'L':
         if (count == 1) number(kMonth, 1, 19, Sign::Normal);
@@ -1338,11 +1988,16 @@ class Builder {
         offset(count + (count == 1 ? 0 : 1), count == 1 ? "+00" : (count % 2 == 0 ? "+0000" : "+00:00"));
         break;
       case 'G':
-        fail("the era letter 'G' is not supported by this port");
+        if (count <= 3) text(kEra, TextSet::EraShort);
+        else if (count == 4) text(kEra, TextSet::EraFull);
+        else too_many(cur);
+        break;
       case 'g':
-        fail("the modified-julian-day letter 'g' is not supported by this port");
+        if (count > 19) too_many(cur);
+        not_supported(pattern_, "the modified-julian-day letter 'g'");
       case 'v':
-        fail("generic zone names ('v') are not supported by this port");
+        if (count != 1 && count != 4) fail("Wrong number of pattern letters: v");
+        not_supported(pattern_, "generic zone names ('v')");
       default:
         fail(std::string("Unknown pattern letter: ") + cur);
     }
@@ -1539,6 +2194,8 @@ Pos parse_text(Ctx& c, const Node& n, Pos position) {
     case TextSet::MonthShort: texts = kMonthShort; count = 12; break;
     case TextSet::MonthFull: texts = kMonthFull; count = 12; break;
     case TextSet::AmPm: texts = kAmPmTexts; count = 2; break;
+    case TextSet::EraShort: texts = kEraShort; count = 2; break;
+    case TextSet::EraFull: texts = kEraFull; count = 2; break;
   }
   int best = -1;
   size_t best_len = 0;
@@ -1550,7 +2207,9 @@ Pos parse_text(Ctx& c, const Node& n, Pos position) {
     }
   }
   if (best < 0) return ~position;
-  int64_t value = n.text_set == TextSet::AmPm ? best : best + 1;
+  const bool zero_based = n.text_set == TextSet::AmPm || n.text_set == TextSet::EraShort ||
+                          n.text_set == TextSet::EraFull;
+  int64_t value = zero_based ? best : best + 1;
   return set_parsed_field(c, n.field, value, position, position + static_cast<Pos>(best_len));
 }
 
@@ -1705,13 +2364,10 @@ Pos parse_offset_based(Ctx& c, Pos prefix_pos, Pos position, bool id_z) {
     return position;
   }
   int64_t secs = 0;
+  // java parses the offset into a fresh context: no conflict with an OFFSET_SECONDS parsed
+  // earlier is possible.
   Pos end_pos = parse_offset_id(c, 6, id_z ? "Z" : "0", position, secs);
   if (c.fatal) return ~prefix_pos;
-  // The offset is parsed into a copy of the context: a different OFFSET_SECONDS parsed
-  // earlier makes setParsedField fail.
-  if (end_pos >= 0 && c.parsed.has(kOffsetSeconds) && c.parsed.get(kOffsetSeconds) != secs) {
-    end_pos = ~position;
-  }
   if (end_pos < 0) {
     if (id_z) return ~prefix_pos;
     c.parsed.has_zone = true;
@@ -1773,7 +2429,7 @@ Pos parse_zone(Ctx& c, const Node& n, Pos position) {
     }
     return ~position;
   }
-  std::string_view id(kJavaZoneIds[index]);
+  std::string_view id(kJavaZoneIds[index].id);
   if (n.zone_text && id.find('/') == std::string_view::npos) {
     // For 'z' an id without '/' may be shadowed by a localized name ("EST", "CET"...):
     // unsupported, reported as a parse failure.
@@ -1838,7 +2494,28 @@ struct Resolved {
 };
 
 bool resolve(Parsed& p, Resolved& r) {
-  // resolveDateFields (AbstractChronology.resolveDate)
+  // resolveDateFields (AbstractChronology.resolveDate); first IsoChronology.resolveYearOfEra
+  auto add_field_value = [&](int f, int64_t value) {
+    if (p.has(f) && p.get(f) != value) return false;
+    p.put(f, value);
+    return true;
+  };
+  if (p.has(kYearOfEra)) {
+    const int64_t yoe = p.get(kYearOfEra);
+    if (!in_range(kYearOfEra, yoe)) return false;
+    p.remove(kYearOfEra);
+    if (!p.has(kEra)) {
+      if (p.has(kYear)) {
+        if (!add_field_value(kYear, p.get(kYear) > 0 ? yoe : 1 - yoe)) return false;
+      } else {
+        p.put(kYearOfEra, yoe);  // STRICT does not invent an era
+      }
+    } else {
+      const int64_t era = p.get(kEra);
+      p.remove(kEra);
+      if (!add_field_value(kYear, era == 1 ? yoe : 1 - yoe)) return false;
+    }
+  }
   if (p.has(kYear)) {
     if (p.has(kMonth) && p.has(kDayOfMonth)) {
       if (!in_range(kYear, p.get(kYear)) || !in_range(kMonth, p.get(kMonth)) ||
@@ -1940,6 +2617,19 @@ bool resolve(Parsed& p, Resolved& r) {
       if (p.get(f) != values[f]) return false;
       p.remove(f);
     }
+    if (p.has(kEra)) {
+      if (p.get(kEra) != (y >= 1 ? 1 : 0)) return false;
+      p.remove(kEra);
+    }
+    if (p.has(kYearOfEra)) {
+      if (p.get(kYearOfEra) != (y >= 1 ? y : 1 - y)) return false;
+      p.remove(kYearOfEra);
+    }
+  }
+  // resolveInstant: with a date, a time and an offset java builds the instant, which
+  // validates the offset (ZoneOffset.ofTotalSeconds) even when only the date is wanted.
+  if (r.has_date && r.has_time && p.has(kOffsetSeconds) && !in_range(kOffsetSeconds, p.get(kOffsetSeconds))) {
+    return false;
   }
   if (r.has_time) {
     const int64_t h = r.hour;
@@ -2040,10 +2730,6 @@ struct DateTimePattern::Impl {
 DateTimePattern DateTimePattern::compile(std::string_view pattern_view) {
   const std::string pattern(pattern_view);
   const std::string converted = convert_incompatible_pattern(pattern);
-  for (size_t i = 0, q = 0; i < converted.size(); ++i) {
-    if (converted[i] == '\'') ++q;
-    if (converted[i] == 'G' && q % 2 == 0) reject(pattern, "the era letter 'G' is not supported by this port");
-  }
   Builder b(pattern);
   if (converted.find('S') != std::string::npos) {
     // DateTimeFormatterHelper.createBuilderWithVarLengthSecondFraction
@@ -2079,10 +2765,15 @@ DateTimePattern DateTimePattern::compile(std::string_view pattern_view) {
 
 bool DateTimePattern::parse_timestamp(std::string_view s, int64_t default_offset_seconds,
                                       int64_t& micros) const {
+  return parse_timestamp(s, TimeZone::fixed(default_offset_seconds), micros);
+}
+
+bool DateTimePattern::parse_timestamp(std::string_view s, const TimeZone& session_zone,
+                                      int64_t& micros) const {
   Parsed p;
   Resolved r;
   if (!impl_->parse(s, p, r)) return false;
-  Zone zone{nullptr, default_offset_seconds};
+  Zone zone = ZoneAccess::get(session_zone);
   if (p.has_zone) {
     zone = p.zone;
   } else if (p.has(kOffsetSeconds)) {

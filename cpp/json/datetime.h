@@ -11,18 +11,47 @@
 // All results are in the proleptic Gregorian calendar: days / microseconds since 1970-01-01
 // (00:00:00 UTC for TIMESTAMP, wall clock for TIMESTAMP_NTZ).
 //
-// The parse functions never throw and never allocate, with one exception: the first time a
+// The parse functions never throw and do not allocate, with two exceptions: the first time a
 // region time-zone id (e.g. "America/Los_Angeles") is met, its TZif file is read from
-// $TZDIR or /usr/share/zoneinfo and cached for the life of the process.
+// $TZDIR or /usr/share/zoneinfo and cached for the life of the process; and the "GMT"-stripping
+// retry of the from_json defaults copies strings longer than 256 bytes into a reused
+// thread-local buffer. Everything is thread-safe; a compiled DateTimePattern is immutable.
 // See docs/json-datetime.md for the Spark rules and the known differences.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
+#include <string>
 #include <string_view>
 #include <utility>
 
 namespace sliceflow::json {
+
+// A time zone as Spark resolves spark.sql.session.timeZone (SparkDateTimeUtils.getZoneId):
+// fixed offsets ("+05:30", "GMT+1", "UTC", "Z"), ZoneId.SHORT_IDS ("PST", "EST") and region ids
+// ("America/Los_Angeles", with its daylight-saving rules). A region session zone must be passed
+// as a TimeZone: no single fixed offset gives Spark's answer for every value.
+class TimeZone {
+ public:
+  TimeZone() = default;  // UTC
+  static TimeZone fixed(int64_t offset_seconds) {
+    TimeZone z;
+    z.offset_ = offset_seconds;
+    return z;
+  }
+  // false if Spark would reject the id (or this machine has no rules for the region).
+  static bool of(std::string_view id, TimeZone& out);
+
+  // A zone with one UTC offset for all time (UTC, "+02:00"): that offset.
+  bool is_fixed() const { return rules_ == nullptr; }
+  int64_t fixed_offset_seconds() const { return offset_; }
+
+ private:
+  friend struct ZoneAccess;
+  const void* rules_ = nullptr;  // region rules, owned by a process-wide cache
+  int64_t offset_ = 0;           // seconds east of UTC when rules_ is null
+};
 
 // --- CAST-style parsers -------------------------------------------------------------------
 
@@ -33,6 +62,7 @@ bool cast_string_to_date(std::string_view s, int32_t& days_since_epoch);
 // `default_offset_seconds` (the session time zone, already resolved to a fixed offset).
 // Time-only strings ("12:34", "T12:34:56") make Spark use today's date: they return false here.
 bool cast_string_to_timestamp(std::string_view s, int64_t default_offset_seconds, int64_t& micros);
+bool cast_string_to_timestamp(std::string_view s, const TimeZone& session_zone, int64_t& micros);
 
 // CAST(s AS TIMESTAMP_NTZ): a (valid) zone in the string is ignored, an invalid one rejects.
 bool cast_string_to_timestamp_ntz(std::string_view s, int64_t& micros);
@@ -50,6 +80,8 @@ bool json_default_parse_date(std::string_view s, int32_t& days_since_epoch);
 // TIMESTAMP: stringToTimestamp(s), else stringToTimestamp(s with every "GMT" removed).
 bool json_default_parse_timestamp(std::string_view s, int64_t default_offset_seconds,
                                   int64_t& micros);
+bool json_default_parse_timestamp(std::string_view s, const TimeZone& session_zone,
+                                  int64_t& micros);
 
 // TIMESTAMP_NTZ: stringToTimestampWithoutTimeZone(s, allowTimeZone = false); no fallback.
 bool json_default_parse_timestamp_ntz(std::string_view s, int64_t& micros);
@@ -62,17 +94,40 @@ int64_t json_integer_seconds_to_micros(int64_t seconds);
 // Spark's RebaseDateTime.rebaseJulianToGregorianDays.
 int32_t rebase_julian_to_gregorian_days(int32_t days);
 
+// Thrown by DateTimePattern::compile.
+class DateTimePatternError : public std::invalid_argument {
+ public:
+  enum class Kind {
+    kInvalid,       // Spark cannot build a formatter for the pattern either
+    kNotSupported,  // Spark accepts the pattern; this port does not (see the doc)
+  };
+  DateTimePatternError(Kind kind, bool fails_query, const std::string& what)
+      : std::invalid_argument(what), kind_(kind), fails_query_(fails_query) {}
+  Kind kind() const noexcept { return kind_; }
+  // For kInvalid: what from_json does with it. Spark builds the formatter lazily, on the first
+  // non-empty string of the column, and then
+  //  * true:  fails the whole query (SparkUpgradeException: the legacy parser would accept the
+  //           pattern) -- DATE and TIMESTAMP columns only;
+  //  * false: every non-empty string is a conversion error of its own (null in PERMISSIVE mode).
+  //           TIMESTAMP_NTZ columns always behave like this.
+  bool fails_query() const noexcept { return fails_query_; }
+
+ private:
+  Kind kind_;
+  bool fails_query_;
+};
+
 // A Java DateTimeFormatter pattern as Spark compiles it for parsing (Iso8601TimestampFormatter /
 // Iso8601DateFormatter with isParsing=true).
 class DateTimePattern {
  public:
-  // Throws std::invalid_argument for patterns Spark rejects (then from_json fails the query on
-  // the first string value it has to parse) and for the few valid ones this port does not
-  // support; the message says which.
+  // Throws DateTimePatternError for patterns Spark rejects and for the few valid ones this port
+  // does not support; the message says why.
   static DateTimePattern compile(std::string_view pattern);
 
   // Iso8601TimestampFormatter.parse: a zone/offset in the string wins over the default.
   bool parse_timestamp(std::string_view s, int64_t default_offset_seconds, int64_t& micros) const;
+  bool parse_timestamp(std::string_view s, const TimeZone& session_zone, int64_t& micros) const;
   // Iso8601TimestampFormatter.parseWithoutTimeZone(s, allowTimeZone). from_json passes false:
   // a string that carries a zone or offset is rejected.
   bool parse_timestamp_ntz(std::string_view s, int64_t& micros) const {

@@ -337,9 +337,10 @@ bool FastPath::value(simdjson::dom::element element, const Type& type, ColumnBui
       int64_t micros = 0;
       const bool ok =
           timestamp_pattern_
-              ? timestamp_pattern_->parse_timestamp(s, options_.utc_offset_seconds, micros)
-              : (parse_canonical_timestamp(s, options_.utc_offset_seconds, micros) ||
-                 json_default_parse_timestamp(s, options_.utc_offset_seconds, micros));
+              ? timestamp_pattern_->parse_timestamp(s, options_.time_zone, micros)
+              : ((options_.time_zone.is_fixed() &&
+                  parse_canonical_timestamp(s, options_.time_zone.fixed_offset_seconds(), micros)) ||
+                 json_default_parse_timestamp(s, options_.time_zone, micros));
       if (!ok) return false;
       out.append_fixed<int64_t>(micros);
       return true;

@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <string>
 
+#include "json/datetime.h"
+
 namespace sliceflow::json {
 
 enum class Mode : uint8_t { Permissive, FailFast };
@@ -22,9 +24,9 @@ struct Options {
   std::string timestamp_format;
   std::string timestamp_ntz_format;
   std::string date_format;
-  // Seconds east of UTC used for timestamps without an offset (Spark's session time zone,
-  // resolved by Python to a fixed offset).
-  int64_t utc_offset_seconds = 0;
+  // The zone of timestamps written without one (Spark's session time zone or the timeZone
+  // option): a fixed offset or a region's rules.
+  TimeZone time_zone;
   // Jackson's StreamReadConstraints defaults in the version Spark ships.
   int max_nesting_depth = 1000;
   int max_number_length = 1000;

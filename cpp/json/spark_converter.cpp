@@ -507,9 +507,9 @@ void SparkConverter::convert_timestamp(std::string_view text, const Type& type, 
     ok = timestamp_ntz_pattern_ ? timestamp_ntz_pattern_->parse_timestamp_ntz(text, micros)
                                     : json_default_parse_timestamp_ntz(text, micros);
   } else if (timestamp_pattern_) {
-    ok = timestamp_pattern_->parse_timestamp(text, options_.utc_offset_seconds, micros);
+    ok = timestamp_pattern_->parse_timestamp(text, options_.time_zone, micros);
   } else {
-    ok = json_default_parse_timestamp(text, options_.utc_offset_seconds, micros);
+    ok = json_default_parse_timestamp(text, options_.time_zone, micros);
   }
   if (!ok) {
     throw ConversionError("Text '" + std::string(text) + "' could not be parsed as a " +

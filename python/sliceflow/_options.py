@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as _dt
 from collections.abc import Mapping
 from typing import Any
 
@@ -54,54 +53,6 @@ def _as_text(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)
-
-
-def _fixed_offset_seconds(zone: str) -> int:
-    """The UTC offset of ``zone``; zones with daylight-saving rules are refused."""
-    text = zone.strip()
-    if text.upper() in ("UTC", "Z", "GMT", "UT", "ETC/UTC", "ETC/GMT"):
-        return 0
-    import re
-
-    m = re.fullmatch(r"(?:UTC|GMT|UT)?([+-])(\d{1,2})(?::?(\d{2}))?(?::?(\d{2}))?", text)
-    if m:
-        sign = -1 if m.group(1) == "-" else 1
-        h, mi, s = int(m.group(2)), int(m.group(3) or 0), int(m.group(4) or 0)
-        return sign * (h * 3600 + mi * 60 + s)
-    try:
-        from zoneinfo import ZoneInfo
-    except ImportError:  # pragma: no cover - Python < 3.9
-        raise OptionError(f"time zone {zone!r} needs the zoneinfo module") from None
-    try:
-        tz = ZoneInfo(text)
-    except Exception as exc:
-        raise OptionError(f"unknown time zone {zone!r}") from exc
-    probes = [
-        _dt.datetime(year, month, 15, tzinfo=tz)
-        for year in (1900, 1970, 2000, 2030)
-        for month in (1, 4, 7, 10)
-    ]
-    offsets = {p.utcoffset() for p in probes}
-    if len(offsets) != 1:
-        raise OptionError(
-            f"time zone {zone!r} has changing UTC offsets (daylight saving or history); "
-            "sliceflow decodes TIMESTAMP fields with fixed-offset zones only: set the option "
-            "'timeZone' (or spark.sql.session.timeZone) to e.g. 'UTC' or '+02:00'"
-        )
-    offset = offsets.pop()
-    return int(offset.total_seconds()) if offset is not None else 0
-
-
-def _has_local_timestamp(dtype: pa.DataType) -> bool:
-    if pa.types.is_timestamp(dtype):
-        return dtype.tz is not None
-    if pa.types.is_struct(dtype):
-        return any(_has_local_timestamp(f.type) for f in dtype)
-    if pa.types.is_list(dtype):
-        return _has_local_timestamp(dtype.value_type)
-    if pa.types.is_map(dtype):
-        return _has_local_timestamp(dtype.item_type)
-    return False
 
 
 def normalize(
@@ -157,6 +108,6 @@ def normalize(
                 f"the corrupt record column {corrupt_name!r} must be a nullable STRING field"
             )
         out["corrupt_column_index"] = str(names.index(corrupt_name))
-    if any(_has_local_timestamp(f.type) for f in schema):
-        out["utc_offset_seconds"] = str(_fixed_offset_seconds(time_zone))
+    # Spark resolves the zone id up front; the C++ decoder refuses one Spark would not accept.
+    out["timeZone"] = time_zone.strip()
     return out

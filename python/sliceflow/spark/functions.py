@@ -9,8 +9,8 @@ import pyarrow as pa
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 
-from sliceflow._options import normalize
 from sliceflow._schema import SchemaLike
+from sliceflow.json import _Session
 from sliceflow.spark._types import resolve_schema, session_time_zone
 
 
@@ -33,13 +33,12 @@ def from_json(
     """
     arrow_schema, spark_schema = resolve_schema(schema)
     time_zone = session_time_zone()
-    # Validate on the driver, so that a bad option fails at once and not in a task.
-    normalize(options, arrow_schema, default_time_zone=time_zone)
     options_copy = dict(options or {})
+    # A decoder made on the driver checks the options, patterns and time zone at once, so
+    # that a mistake fails here and not inside a task.
+    _Session(arrow_schema, options_copy, time_zone)
 
     def decode_batches(batches: Iterator[pa.Array]) -> Iterator[pa.Array]:
-        from sliceflow.json import _Session
-
         session = _Session(arrow_schema, options_copy, time_zone)
         for batch in batches:
             session.feed(batch)
