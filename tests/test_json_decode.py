@@ -459,3 +459,33 @@ def test_java_identifier_characters_move_jacksons_error_position(
     docs = ['{"x":1,"k":[0,true' + char + ',9],"y":2}', '{"x":1,"k":[0,' + char + 'a,9],"y":2}']
     out = rows(sj.decode(pa.array(docs), "x INT, k ARRAY<INT>, y INT"))
     assert [(r["x"], r["y"]) for r in out] == [after_literal, before_letter]
+
+
+def test_float_from_a_big_integer_is_rounded_once():
+    # Beyond a long Jackson parses the integer's text as a float directly (not via double).
+    docs = ['{"f":18446745173221179393}', '{"f":-18446745173221179393}']
+    out = sj.decode(pa.array(docs), "f FLOAT").column(0).to_pylist()
+    assert out == [1.8446746272732807e19, -1.8446746272732807e19]
+
+
+def test_decimals_follow_java_big_decimal():
+    docs = [
+        '{"a":3.4429459743755495e+20,"b":"3.4429459743755495e+20"}',  # 39 digits: overflow
+        '{"a":"\u0661\u0662\u0663","b":"\uff11\uff12.\uff15"}',  # any Unicode decimal digit
+        '{"a":1e-2147483647,"b":"1e-2147483647"}',  # 10^2147483629 overflows BigInteger
+        '{"a":0e-2147483647,"b":"0e-2147483648"}',  # the scale must fit an int
+        '{"a":"1e-00000000000002","b":"1e-000000000002"}',
+        '{"a":".5","b":"5."}',
+        '{"a":1e-100000,"b":"-1e-100000"}',
+    ]
+    out = rows(sj.decode(pa.array(docs), "a DECIMAL(38,18), b DECIMAL(10,2)"))
+    D = decimal.Decimal
+    assert [(r["a"], r["b"]) for r in out] == [
+        (None, None),
+        (D("123.000000000000000000"), D("12.50")),
+        (None, None),
+        (D("0E-18"), None),
+        (D("0.010000000000000000"), D("0.01")),
+        (D("0.500000000000000000"), D("5.00")),
+        (D("0E-18"), D("0.00")),
+    ]

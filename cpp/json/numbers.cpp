@@ -17,9 +17,10 @@ struct DecimalText {
   int64_t exponent = 0;
 };
 
-// java.math.BigDecimal's grammar: [+-] digits [. digits] [eE [+-] digits], at least one digit.
-// BigDecimal rejects an exponent beyond an int; with `saturate` (Double.parseDouble's view)
-// a huge exponent is kept as a huge value instead.
+// java.math.BigDecimal's grammar: [+-] digits [. digits] [eE [+-] digits], at least one digit
+// before the exponent. BigDecimal skips leading zeros of the exponent only to keep ten digits,
+// allows at most ten more and rejects a value beyond an int; with `saturate`
+// (Double.parseDouble's view) a huge exponent is kept as a huge value instead.
 bool split_decimal(std::string_view text, DecimalText& out, bool saturate = false) {
   size_t i = 0;
   if (i < text.size() && (text[i] == '+' || text[i] == '-')) {
@@ -43,19 +44,22 @@ bool split_decimal(std::string_view text, DecimalText& out, bool saturate = fals
       exp_negative = text[i] == '-';
       ++i;
     }
-    const size_t exp_begin = i;
-    int64_t exp = 0;
-    while (i < text.size() && text[i] >= '0' && text[i] <= '9') {
-      // BigDecimal limits the exponent to an int; beyond it the text is rejected.
-      exp = exp * 10 + (text[i] - '0');
-      if (exp > std::numeric_limits<int32_t>::max()) {
-        if (!saturate) return false;
-        exp = int64_t{1} << 40;
-      }
-      ++i;
-    }
+    size_t exp_begin = i;
+    while (i < text.size() && text[i] >= '0' && text[i] <= '9') ++i;
     if (i == exp_begin) return false;
-    out.exponent = exp_negative ? -exp : exp;
+    while (i - exp_begin > 10 && text[exp_begin] == '0') ++exp_begin;
+    int64_t exp = 0;
+    if (i - exp_begin > 10) {
+      if (!saturate) return false;
+      exp = int64_t{1} << 40;
+    } else {
+      for (size_t k = exp_begin; k < i; ++k) exp = exp * 10 + (text[k] - '0');
+    }
+    if (exp_negative) exp = -exp;
+    if (!saturate && (exp > std::numeric_limits<int32_t>::max() || exp < std::numeric_limits<int32_t>::min())) {
+      return false;
+    }
+    out.exponent = exp;
   }
   return i == text.size();
 }
@@ -131,8 +135,22 @@ float parse_float(std::string_view text) { return parse_floating<float>(text); }
 bool parse_decimal(std::string_view text, int precision, int scale, int128& unscaled) {
   DecimalText d;
   if (!split_decimal(text, d)) return false;
+  // BigDecimal's scale (fraction digits minus exponent) must be an int.
+  const int64_t own_scale = static_cast<int64_t>(d.frac_digits.size()) - d.exponent;
+  if (own_scale > std::numeric_limits<int32_t>::max() || own_scale < std::numeric_limits<int32_t>::min()) {
+    return false;
+  }
   // value = digits * 10^(exponent - frac_len); wanted: value * 10^scale, rounded HALF_UP.
   const int64_t shift = d.exponent - static_cast<int64_t>(d.frac_digits.size()) + scale;
+  // setScale() divides a non-zero value by 10^-shift; BigInteger cannot hold a power of ten
+  // beyond 10^536870912 (an ArithmeticException, so the value fails).
+  constexpr int64_t kMaxPowerOfTen = 536870912;
+  if (shift < -kMaxPowerOfTen) {
+    const auto nonzero = [](std::string_view digits) {
+      return digits.find_first_not_of('0') != std::string_view::npos;
+    };
+    if (nonzero(d.int_digits) || nonzero(d.frac_digits)) return false;
+  }
   uint128 acc = 0;
   int significant = 0;  // digits accumulated after the leading zeros
   bool round_up = false;
@@ -155,9 +173,10 @@ bool parse_decimal(std::string_view text, int precision, int scale, int128& unsc
     acc += 1;
   }
   if (shift > 0 && acc != 0) {
+    // Check before each step: 10^38 already needs most of the 128 bits.
     for (int64_t k = 0; k < shift; ++k) {
+      if (digit_count(acc) >= precision) return false;
       acc *= 10;
-      if (digit_count(acc) > precision) return false;
     }
   }
   if (digit_count(acc) > precision) return false;

@@ -97,16 +97,52 @@ double token_double(Reader& reader, Token token) {
   return parse_double(text);
 }
 
-// Jackson's getFloatValue: integers via long or, beyond, via double (rounded twice);
-// decimals rounded once from their text (Float.parseFloat).
+// Jackson's getFloatValue: integers via long (so -0 is 0.0) or, beyond, from their text;
+// decimals from their text (Float.parseFloat, rounded once).
 float token_float(Reader& reader, Token token) {
   const std::string_view text = reader.text();
-  if (token == Token::NumberInt) {
-    int64_t v = 0;
-    if (parse_int64(text, v)) return static_cast<float>(v);
-    return static_cast<float>(parse_double(text));
-  }
+  int64_t v = 0;
+  if (token == Token::NumberInt && parse_int64(text, v)) return static_cast<float>(v);
   return parse_float(text);
+}
+
+// Spark's decimal parser for the default locale: all ',' removed, then java.math.BigDecimal,
+// which takes any decimal digit of the BMP (Character.isDigit); out gets ASCII digits.
+// False for any other non-ASCII character (BigDecimal rejects it).
+bool java_decimal_text(std::string_view text, std::string& out) {
+  // The zero of every run of ten decimal digits (Unicode Nd) in U+0080..U+FFFF, as Java 17's
+  // Character.isDigit / Character.digit see them.
+  static constexpr uint16_t kZeros[] = {
+      0x0660, 0x06F0, 0x07C0, 0x0966, 0x09E6, 0x0A66, 0x0AE6, 0x0B66, 0x0BE6,
+      0x0C66, 0x0CE6, 0x0D66, 0x0DE6, 0x0E50, 0x0ED0, 0x0F20, 0x1040, 0x1090,
+      0x17E0, 0x1810, 0x1946, 0x19D0, 0x1A80, 0x1A90, 0x1B50, 0x1BB0, 0x1C40,
+      0x1C50, 0xA620, 0xA8D0, 0xA900, 0xA9D0, 0xA9F0, 0xAA50, 0xABF0, 0xFF10};
+  out.clear();
+  for (size_t i = 0; i < text.size();) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c < 0x80) {
+      if (c != ',') out.push_back(static_cast<char>(c));
+      ++i;
+      continue;
+    }
+    // A BMP character: 2 or 3 bytes (4 bytes are two UTF-16 units, never a digit).
+    const size_t length = c < 0xE0 ? 2 : (c < 0xF0 ? 3 : 4);
+    if (length == 4 || i + length > text.size()) return false;
+    const auto cont = [&](size_t k) { return static_cast<unsigned char>(text[i + k]) & 0x3Fu; };
+    const uint32_t cp = length == 2 ? ((c & 0x1Fu) << 6) | cont(1)
+                                    : ((c & 0x0Fu) << 12) | (cont(1) << 6) | cont(2);
+    bool digit = false;
+    for (const uint16_t zero : kZeros) {
+      if (cp >= zero && cp <= zero + 9u) {
+        out.push_back(static_cast<char>('0' + (cp - zero)));
+        digit = true;
+        break;
+      }
+    }
+    if (!digit) return false;
+    i += length;
+  }
+  return true;
 }
 
 // The text Jackson's generator writes for an integer token: canonical decimal digits.
@@ -328,12 +364,8 @@ bool SparkConverter::convert_value(Reader& reader, const Type& type, ColumnBuild
         return false;
       }
       if (token == Token::String && !reader.text().empty()) {
-        // Spark's decimal parser for the default locale drops grouping commas.
-        cleaned_.clear();
-        for (const char c : reader.text()) {
-          if (c != ',') cleaned_.push_back(c);
-        }
-        if (!parse_decimal(cleaned_, type.precision, type.scale, unscaled)) {
+        if (!java_decimal_text(reader.text(), cleaned_) ||
+            !parse_decimal(cleaned_, type.precision, type.scale, unscaled)) {
           throw ConversionError("Cannot parse the string '" + std::string(reader.text()) +
                                 "' as DECIMAL");
         }
