@@ -196,16 +196,24 @@ FastPath::FastPath(const Type& row_type, const Options& options)
   }
 }
 
+bool FastPath::within_jackson_limits(std::string_view doc) const {
+  const size_t max_digits = static_cast<size_t>(options_.max_number_length);
+  return doc.size() <= std::min<size_t>(max_digits, 50000) ||
+         !may_exceed_jackson_limits(doc, max_digits);
+}
+
 bool FastPath::decode(std::string_view doc, size_t readable, ColumnBuilder& row) {
   if (!enabled_) return false;
-  const size_t max_digits = static_cast<size_t>(options_.max_number_length);
-  if (doc.size() > std::min<size_t>(max_digits, 50000) && may_exceed_jackson_limits(doc, max_digits)) {
-    return false;
-  }
+  if (!within_jackson_limits(doc)) return false;
   simdjson::dom::element root;
   const bool padded = readable >= doc.size() + simdjson::SIMDJSON_PADDING;
   if (parser_.parse(doc.data(), doc.size(), !padded).get(root) != simdjson::SUCCESS) return false;
   return decode_element(root, row);
+}
+
+bool FastPath::decode_element(simdjson::dom::element root, std::string_view source,
+                              ColumnBuilder& row) {
+  return within_jackson_limits(source) && decode_element(root, row);
 }
 
 bool FastPath::decode_element(simdjson::dom::element root, ColumnBuilder& row) {
