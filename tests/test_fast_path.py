@@ -178,3 +178,17 @@ def test_ndjson_stream_equals_one_document_per_row():
             pa.StructArray.from_arrays(b.columns, b.schema.names) for b in (from_bytes, per_row)
         ]
         assert_same(as_struct[0], as_struct[1], rows)
+
+
+def test_ndjson_stream_keeps_jacksons_length_limits():
+    # simdjson accepts a 1001-digit number and a 50001-character name; Jackson refuses both.
+    filler = ['{"a": 1, "s": "x"}'] * 2000
+    odd = ['{"a": 2, "d": 0.' + "1" * 1001 + "}", '{"a": 3, "' + "k" * 50_001 + '": 1}']
+    lines = filler + odd + filler
+    data = ("\n".join(lines) + "\n").encode()
+    schema = "a INT, s STRING, _corrupt_record STRING"
+    from_bytes = sj.decode(data, schema)
+    per_row = sj.decode(pa.array(lines), schema)
+    assert from_bytes.equals(per_row)
+    assert from_bytes.column("a")[2000].as_py() is None
+    assert from_bytes.column("_corrupt_record")[2001].as_py() == odd[1]

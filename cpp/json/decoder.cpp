@@ -136,7 +136,7 @@ size_t Decoder::decode_stream(std::string_view buffer, size_t padded_size) {
                   buffer.size() - static_cast<size_t>(pos - begin), reserved);
     const int64_t row_number = stats_.rows++;
     const int64_t slot = row_.length();
-    if (fast_.decode_element(element, row_)) {
+    if (fast_.decode_element(element, source, row_)) {
       ++stats_.fast_rows;
     } else {
       row_.truncate(slot);
