@@ -214,7 +214,3 @@ def read_ndjson(
         iter_ndjson(path, arrow_schema, options=options, time_zone=time_zone, block_size=block_size)
     )
     return pa.Table.from_batches(batches, schema=arrow_schema)
-
-
-# Re-exported for error handling convenience.
-_ = (OptionError, SchemaError)
