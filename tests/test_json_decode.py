@@ -489,3 +489,23 @@ def test_decimals_follow_java_big_decimal():
         (D("0.500000000000000000"), D("5.00")),
         (D("0E-18"), D("0.00")),
     ]
+
+
+def test_invalid_patterns_follow_spark():
+    # Spark refuses an unterminated quote value by value (null, bad record) ...
+    out = sj.decode(
+        pa.array(['{"t": "2020-01-02", "a": 1}', '{"a": 2}']),
+        "t TIMESTAMP, a INT, _corrupt_record STRING",
+        options={"timestampFormat": "yyyy-MM-dd'T"},
+    )
+    assert rows(out)[0]["t"] is None and rows(out)[0]["a"] == 1
+    assert rows(out)[0]["_corrupt_record"] is not None
+    assert rows(out)[1] == {"t": None, "a": 2, "_corrupt_record": None}
+    # ... and fails the query for patterns the legacy parser would accept (Spark: on the
+    # first string; sliceflow: at once, with the reason).
+    with pytest.raises(ValueError):
+        sj.decode(
+            pa.array(['{"t": "Mon, 02 Jan 2020"}']),
+            "t DATE",
+            options={"dateFormat": "EEE, dd MMM yyyy"},
+        )

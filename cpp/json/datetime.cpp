@@ -2807,4 +2807,17 @@ bool DateTimePattern::parse_date(std::string_view s, int32_t& days) const {
   return true;
 }
 
+std::optional<DateTimePattern> compile_json_pattern(const std::string& format, bool ntz,
+                                                    std::string& per_value_error) {
+  per_value_error.clear();
+  if (format.empty()) return std::nullopt;
+  try {
+    return DateTimePattern::compile(format);
+  } catch (const DateTimePatternError& e) {
+    if (e.kind() == DateTimePatternError::Kind::kNotSupported || (e.fails_query() && !ntz)) throw;
+    per_value_error = e.what();
+    return std::nullopt;
+  }
+}
+
 }  // namespace sliceflow::json

@@ -21,6 +21,8 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <string>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -143,5 +145,12 @@ class DateTimePattern {
   explicit DateTimePattern(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
   std::shared_ptr<const Impl> impl_;
 };
+
+// For from_json's format options: compiles `format`, or returns nothing for an empty one. A
+// pattern that fails Spark's query, or that this port does not support, throws; one that Spark
+// refuses value by value (every non-empty string a conversion error) returns nothing and puts
+// the reason in `per_value_error`.
+std::optional<DateTimePattern> compile_json_pattern(const std::string& format, bool ntz,
+                                                    std::string& per_value_error);
 
 }  // namespace sliceflow::json

@@ -188,12 +188,11 @@ FastPath::FastPath(const Type& row_type, const Options& options)
 #endif
   // Options that change Spark's reading of well-formed JSON in ways this path does not model.
   if (!options.allow_non_numeric_numbers) enabled_ = false;
-  if (!options.timestamp_format.empty()) {
-    timestamp_pattern_ = DateTimePattern::compile(options.timestamp_format);
-  }
-  if (!options.date_format.empty()) {
-    date_pattern_ = DateTimePattern::compile(options.date_format);
-  }
+  std::string error;
+  timestamp_pattern_ = compile_json_pattern(options.timestamp_format, false, error);
+  bad_timestamp_pattern_ = !error.empty();
+  date_pattern_ = compile_json_pattern(options.date_format, false, error);
+  bad_date_pattern_ = !error.empty();
 }
 
 bool FastPath::within_jackson_limits(std::string_view doc) const {
@@ -320,7 +319,7 @@ bool FastPath::value(simdjson::dom::element element, const Type& type, ColumnBui
       out.append_string(std::string_view(element));
       return true;
     case Kind::Date32: {
-      if (et != element_type::STRING) return false;
+      if (et != element_type::STRING || bad_date_pattern_) return false;
       const std::string_view s(element);
       int32_t days = 0;
       const bool ok = date_pattern_ ? date_pattern_->parse_date(s, days) : json_default_parse_date(s, days);
@@ -340,7 +339,7 @@ bool FastPath::value(simdjson::dom::element element, const Type& type, ColumnBui
         out.append_fixed<int64_t>(json_integer_seconds_to_micros(int64_t(element)));
         return true;
       }
-      if (et != element_type::STRING) return false;
+      if (et != element_type::STRING || bad_timestamp_pattern_) return false;
       const std::string_view s(element);
       int64_t micros = 0;
       const bool ok =

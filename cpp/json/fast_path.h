@@ -52,6 +52,8 @@ class FastPath {
   simdjson::dom::parser stream_parser_;
   std::optional<DateTimePattern> timestamp_pattern_;
   std::optional<DateTimePattern> date_pattern_;
+  bool bad_timestamp_pattern_ = false;  // patterns Spark refuses value by value: decline
+  bool bad_date_pattern_ = false;
   bool unique_names_ = true;  // no struct repeats a field name (Spark keeps the last)
   bool enabled_ = true;
 };

@@ -241,15 +241,10 @@ std::string_view java_utf8(std::string_view s, std::string& buffer) {
 
 SparkConverter::SparkConverter(const Type& row_type, const Options& options)
     : row_type_(row_type), options_(options), reader_(options) {
-  if (!options.timestamp_format.empty()) {
-    timestamp_pattern_ = DateTimePattern::compile(options.timestamp_format);
-  }
-  if (!options.timestamp_ntz_format.empty()) {
-    timestamp_ntz_pattern_ = DateTimePattern::compile(options.timestamp_ntz_format);
-  }
-  if (!options.date_format.empty()) {
-    date_pattern_ = DateTimePattern::compile(options.date_format);
-  }
+  timestamp_pattern_ = compile_json_pattern(options.timestamp_format, false, timestamp_pattern_error_);
+  timestamp_ntz_pattern_ =
+      compile_json_pattern(options.timestamp_ntz_format, true, timestamp_ntz_pattern_error_);
+  date_pattern_ = compile_json_pattern(options.date_format, false, date_pattern_error_);
 }
 
 int SparkConverter::field_index(const Type& type, const std::string* name, bool is_root) const {
@@ -516,6 +511,7 @@ void SparkConverter::copy_structure(Reader& reader, Token token, std::string& ou
 }
 
 void SparkConverter::convert_date(std::string_view text, ColumnBuilder& out) {
+  if (!date_pattern_error_.empty()) throw ConversionError(date_pattern_error_);
   int32_t days = 0;
   if (date_pattern_) {
     // A user-given pattern disables Spark's fallback parsers.
@@ -533,6 +529,8 @@ void SparkConverter::convert_date(std::string_view text, ColumnBuilder& out) {
 }
 
 void SparkConverter::convert_timestamp(std::string_view text, const Type& type, ColumnBuilder& out) {
+  const std::string& pattern_error = type.is_ntz() ? timestamp_ntz_pattern_error_ : timestamp_pattern_error_;
+  if (!pattern_error.empty()) throw ConversionError(pattern_error);
   int64_t micros = 0;
   bool ok = false;
   if (type.is_ntz()) {

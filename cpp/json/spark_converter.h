@@ -58,6 +58,10 @@ class SparkConverter {
   std::optional<DateTimePattern> timestamp_pattern_;
   std::optional<DateTimePattern> timestamp_ntz_pattern_;
   std::optional<DateTimePattern> date_pattern_;
+  // Set when Spark would refuse the pattern value by value (each string a conversion error).
+  std::string timestamp_pattern_error_;
+  std::string timestamp_ntz_pattern_error_;
+  std::string date_pattern_error_;
   std::vector<char16_t> units_;  // the document as Jackson reads it
   size_t tail_ = 0;
   Reader reader_;
