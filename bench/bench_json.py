@@ -305,25 +305,16 @@ def bench_spark(
     if pkg_root not in paths:
         os.environ["PYTHONPATH"] = os.pathsep.join([pkg_root, *paths])
 
-    from pyspark.sql import SparkSession
     from pyspark.sql import functions as F
 
     import sliceflow.spark as sfs
     from sliceflow.testing import BID_DDL, write_bids
+    from sliceflow.testing.spark import local_session
 
-    builder = (
-        SparkSession.builder.master("local[2]")
-        .appName("sliceflow-bench")
-        .config("spark.sql.session.timeZone", "UTC")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.driver.memory", "2g")
-    )
+    conf = {"spark.driver.memory": "2g"}
     if batch_rows:
-        builder = builder.config("spark.sql.execution.arrow.maxRecordsPerBatch", str(batch_rows))
-    spark = builder.getOrCreate()
-    spark.sparkContext.setLogLevel("ERROR")
-    sfs.register(spark)
+        conf["spark.sql.execution.arrow.maxRecordsPerBatch"] = str(batch_rows)
+    spark = local_session("local[2]", "sliceflow-bench", conf)
     arrow_batch = spark.conf.get("spark.sql.execution.arrow.maxRecordsPerBatch")
 
     with tempfile.TemporaryDirectory() as tmp:

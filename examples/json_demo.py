@@ -12,11 +12,11 @@ import sys
 import tempfile
 import time
 
-from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
 import sliceflow.spark as sfs
 from sliceflow.testing import BID_DDL, write_bids
+from sliceflow.testing.spark import local_session
 
 
 def timed(label: str, df, results: list) -> None:
@@ -26,16 +26,7 @@ def timed(label: str, df, results: list) -> None:
 
 
 def main(n: int) -> None:
-    spark = (
-        SparkSession.builder.master("local[2]")
-        .appName("sliceflow-demo")
-        .config("spark.sql.session.timeZone", "UTC")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .getOrCreate()
-    )
-    spark.sparkContext.setLogLevel("ERROR")
-    sfs.register(spark)
+    spark = local_session("local[2]", "sliceflow-demo")
     with tempfile.TemporaryDirectory() as tmp:
         folder = os.path.join(tmp, "bids")
         t0 = time.perf_counter()

@@ -8,24 +8,16 @@ from __future__ import annotations
 import os
 import sys
 
-from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
 import sliceflow.spark as sfs
 from sliceflow.testing import BID_DDL, write_bids
+from sliceflow.testing.spark import local_session
 
 
 def main(folder: str) -> None:
-    spark = (
-        SparkSession.builder.master("local-cluster[2,1,1024]")
-        .appName("sliceflow-local-cluster")
-        .config("spark.sql.session.timeZone", "UTC")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .getOrCreate()
-    )
+    spark = local_session("local-cluster[2,1,1024]", "sliceflow-local-cluster")
     try:
-        sfs.register(spark)
         write_bids(folder, 20_000, files=4)
         text = spark.read.text(folder).repartition(4)
         ours = text.select(sfs.from_json("value", BID_DDL).alias("b")).select("b.*")

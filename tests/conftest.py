@@ -17,21 +17,12 @@ os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
 
 @pytest.fixture(scope="session")
 def spark():
-    from pyspark.sql import SparkSession
+    from sliceflow.testing.spark import local_session
 
-    session = (
-        SparkSession.builder.master("local[2]")
-        .appName("sliceflow-tests")
-        .config("spark.sql.session.timeZone", "UTC")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.sql.shuffle.partitions", "4")
-        .config("spark.driver.memory", "2g")
-        .getOrCreate()
+    session = local_session(
+        "local[2]",
+        "sliceflow-tests",
+        {"spark.sql.shuffle.partitions": "4", "spark.driver.memory": "2g"},
     )
-    session.sparkContext.setLogLevel("ERROR")
-    import sliceflow.spark
-
-    sliceflow.spark.register(session)
     yield session
     session.stop()
