@@ -63,23 +63,15 @@ def make_spark(
     master: str = "local[2]", app: str = "sliceflow-spark-reference", conf: dict | None = None
 ):
     """A SparkSession configured like the reference runs (UTC, no UI, quiet logs)."""
-    from pyspark.sql import SparkSession
+    from sliceflow.testing.spark import local_session
 
-    b = (
-        SparkSession.builder.master(master)
-        .appName(app)
-        .config("spark.sql.session.timeZone", "UTC")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.sql.execution.arrow.pyspark.enabled", "true")
-        .config("spark.driver.memory", os.environ.get("SLICEFLOW_SPARK_DRIVER_MEMORY", "2g"))
-    )
-    for k, v in (conf or {}).items():
-        b = b.config(k, v)
-    spark = b.getOrCreate()
-    spark.sparkContext.setLogLevel("ERROR")
-    return spark
+    settings = {
+        "spark.sql.shuffle.partitions": "2",
+        "spark.sql.execution.arrow.pyspark.enabled": "true",
+        "spark.driver.memory": os.environ.get("SLICEFLOW_SPARK_DRIVER_MEMORY", "2g"),
+        **(conf or {}),
+    }
+    return local_session(master, app, settings)
 
 
 def _to_bytes(d: Doc) -> bytes | None:
