@@ -23,18 +23,6 @@ _FORMAT_OPTIONS = {
     "timestampntzformat": "timestampNTZFormat",
     "dateformat": "dateFormat",
 }
-# Options that only steer schema inference or writing: accepted and without effect, as in Spark.
-_IGNORED = {
-    "primitivesasstring_false",
-    "prefersdecimal",
-    "dropfieldifallnull",
-    "samplingratio",
-    "compression",
-    "ignorenullfields",
-    "inferschema",
-    "pretty",
-    "timezone_handled",
-}
 # Options whose effect sliceflow does not reproduce: refused rather than silently wrong.
 _UNSUPPORTED = {
     "primitivesasstring": "primitivesAsString",
