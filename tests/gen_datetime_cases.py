@@ -701,14 +701,16 @@ base += [
     "2020-01-02 03:04:05 Europe/Kyiv",
     "2020-01-02 03:04:05 Europe/Kiev",
 ]
-for kind in (
+# The parsers used when no format option is set: the CAST functions and from_json's defaults.
+DEFAULT_PARSER_KINDS = (
     "cast_date",
     "cast_timestamp",
     "cast_timestamp_ntz",
     "json_date",
     "json_timestamp",
     "json_timestamp_ntz",
-):
+)
+for kind in DEFAULT_PARSER_KINDS:
     add(kind, None, base)
 with_time = [b for b in base if ":" in b]
 for offset in (19800, -28800):
@@ -1229,14 +1231,7 @@ DEFAULT_EXAMPLES = [
     "2020-01-02\x002020",
     "-290308-12-21 19:59:05.224192",
 ]
-for kind in (
-    "cast_date",
-    "cast_timestamp",
-    "cast_timestamp_ntz",
-    "json_date",
-    "json_timestamp",
-    "json_timestamp_ntz",
-):
+for kind in DEFAULT_PARSER_KINDS:
     add(kind, None, DEFAULT_EXAMPLES)
 T = "2020-01-02 03:04:05"
 DOC_EXAMPLES = [
