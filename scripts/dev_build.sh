@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Incremental developer build: compiles sliceflow._core with CMake into build/dev and copies
+# it next to the sources, so `PYTHONPATH=python .venv/bin/python ...` runs the working tree
+# without a reinstall. (Users and CI install with `pip install .`; see scripts/setup.sh.)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+py=.venv/bin/python
+cmake -S . -B build/dev -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -Dpybind11_DIR="$($py -c 'import pybind11; print(pybind11.get_cmake_dir())')" \
+  -DPython_EXECUTABLE="$PWD/$py" >/dev/null
+cmake --build build/dev -j2 --target _core
+cp build/dev/_core*.so python/sliceflow/
