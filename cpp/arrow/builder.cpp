@@ -28,7 +28,7 @@ size_t fixed_width(Kind kind) {
 }
 
 bool has_offsets(Kind kind) {
-  return kind == Kind::Utf8 || kind == Kind::List || kind == Kind::Map;
+  return kind == Kind::Utf8 || kind == Kind::Binary || kind == Kind::List || kind == Kind::Map;
 }
 
 int64_t count_nulls(const std::vector<uint8_t>& validity, int64_t length) {
@@ -123,6 +123,7 @@ void ColumnBuilder::append_null() {
   if (width != 0) values_.resize(values_.size() + width, 0);
   switch (type_->kind) {
     case Kind::Utf8:
+    case Kind::Binary:
       offsets_.push_back(static_cast<int32_t>(data_.size()));
       break;
     case Kind::List:
@@ -147,10 +148,11 @@ void ColumnBuilder::truncate(int64_t n) {
     if (width != 0) values_.resize(static_cast<size_t>(n) * width);
     if (type_->kind == Kind::Bool) values_.resize(static_cast<size_t>((n + 7) >> 3));
     if (has_offsets(type_->kind)) offsets_.resize(static_cast<size_t>(n) + 1);
-    if (type_->kind == Kind::Utf8) data_.resize(static_cast<size_t>(offsets_.back()));
+    if (type_->kind == Kind::Utf8 || type_->kind == Kind::Binary) data_.resize(static_cast<size_t>(offsets_.back()));
   }
   switch (type_->kind) {
     case Kind::Utf8:
+    case Kind::Binary:
       data_.resize(static_cast<size_t>(offsets_.back()));
       break;
     case Kind::List:
@@ -205,6 +207,7 @@ void ColumnBuilder::export_to(ArrowArray* out) {
   owner->buffers.push_back(validity);
   switch (type_->kind) {
     case Kind::Utf8:
+    case Kind::Binary:
       owner->buffers.push_back(owner->offsets.data());
       owner->buffers.push_back(owner->data.data());
       break;

@@ -9,7 +9,7 @@ namespace {
 
 [[noreturn]] void unsupported(const ArrowSchema& schema) {
   std::string name = schema.name ? schema.name : "";
-  throw std::invalid_argument("sliceflow cannot decode JSON into Arrow type format '" +
+  throw std::invalid_argument("sliceflow does not support Arrow type format '" +
                               std::string(schema.format ? schema.format : "") +
                               "' (field '" + name + "')");
 }
@@ -66,6 +66,8 @@ std::unique_ptr<Type> type_from_schema(const ArrowSchema& schema) {
     parse_decimal(schema, *type);
   } else if (format == "u") {
     type->kind = Kind::Utf8;
+  } else if (format == "z") {
+    type->kind = Kind::Binary;
   } else if (format == "tdD") {
     type->kind = Kind::Date32;
   } else if (format.rfind("tsu:", 0) == 0) {

@@ -21,6 +21,7 @@ enum class Kind : uint8_t {
   Float64,
   Decimal128,
   Utf8,
+  Binary,  // bytes without an encoding (sliceflow's window key column)
   Date32,
   TimestampUs,  // timezone set: an instant; empty timezone: timestamp_ntz
   List,

@@ -6,4 +6,6 @@ PYBIND11_MODULE(_core, m) {
   m.doc() = "sliceflow's C++ kernels";
   auto json = m.def_submodule("json", "simdjson -> Arrow decoding with Spark's from_json semantics");
   sliceflow::bindings::register_json(json);
+  auto window = m.def_submodule("window", "Sliced window aggregation: local (bundle) and global (sweep) phases");
+  sliceflow::bindings::register_window(window);
 }

@@ -9,6 +9,7 @@
 #include "arrow/c_data.h"
 #include "arrow/input.h"
 #include "arrow/type.h"
+#include "bindings/capsules.h"
 #include "bindings/register.h"
 #include "json/decoder.h"
 #include "json/errors.h"
@@ -17,33 +18,6 @@ namespace py = pybind11;
 
 namespace sliceflow::bindings {
 namespace {
-
-template <typename T>
-T* capsule_pointer(const py::capsule& capsule, const char* name) {
-  void* p = PyCapsule_GetPointer(capsule.ptr(), name);
-  if (p == nullptr) {
-    PyErr_Clear();
-    throw std::invalid_argument(std::string("expected an Arrow PyCapsule named '") + name + "'");
-  }
-  return static_cast<T*>(p);
-}
-
-void release_array_capsule(PyObject* capsule) {
-  auto* array = static_cast<ArrowArray*>(PyCapsule_GetPointer(capsule, "arrow_array"));
-  if (array == nullptr) {
-    PyErr_Clear();
-    return;
-  }
-  std::unique_ptr<ArrowArray> owner(array);
-  if (owner->release != nullptr) owner->release(owner.get());
-}
-
-py::capsule array_capsule(std::unique_ptr<ArrowArray> array) {
-  PyObject* capsule = PyCapsule_New(array.get(), "arrow_array", release_array_capsule);
-  if (capsule == nullptr) throw py::error_already_set();
-  array.release();
-  return py::reinterpret_steal<py::capsule>(capsule);
-}
 
 bool flag(const std::map<std::string, std::string>& options, const char* key, bool fallback) {
   const auto it = options.find(key);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 
 #include "json/errors.h"
 
@@ -17,10 +18,22 @@ constexpr size_t kStreamMinBytes = 1 << 14;
 // line-by-line path).
 constexpr size_t kStreamBatchBytes = 1 << 20;
 
+// Spark's JSON BINARY (base64 text) is not modelled: refuse it before any field decoder sees it.
+std::unique_ptr<arrow::Type> json_decodable(std::unique_ptr<arrow::Type> type) {
+  const std::function<void(const arrow::Type&)> check = [&](const arrow::Type& t) {
+    if (t.kind == arrow::Kind::Binary) {
+      throw std::invalid_argument("sliceflow cannot decode JSON into BINARY (field '" + t.name + "')");
+    }
+    for (const auto& child : t.children) check(*child);
+  };
+  check(*type);
+  return type;
+}
+
 }  // namespace
 
 Decoder::Decoder(std::unique_ptr<arrow::Type> row_type, Options options)
-    : row_type_(std::move(row_type)),
+    : row_type_(json_decodable(std::move(row_type))),
       options_(std::move(options)),
       row_(*row_type_),
       fast_(*row_type_, options_),

@@ -318,6 +318,8 @@ bool FastPath::value(simdjson::dom::element element, const Type& type, ColumnBui
       if (et != element_type::STRING) return false;
       out.append_string(std::string_view(element));
       return true;
+    case Kind::Binary:  // refused when the decoder is built
+      return false;
     case Kind::Date32: {
       if (et != element_type::STRING || bad_date_pattern_) return false;
       const std::string_view s(element);

@@ -64,6 +64,8 @@ const char* type_name(const Type& type) {
       return "DECIMAL";
     case Kind::Utf8:
       return "STRING";
+    case Kind::Binary:
+      return "BINARY";
     case Kind::Date32:
       return "DATE";
     case Kind::TimestampUs:
@@ -398,6 +400,8 @@ bool SparkConverter::convert_value(Reader& reader, const Type& type, ColumnBuild
       break;
     case Kind::Map:
       if (token == Token::StartObject) return convert_map(reader, type, out);
+      break;
+    case Kind::Binary:  // refused when the decoder is built
       break;
   }
   failed_conversion(reader, token, type);

@@ -1,0 +1,91 @@
+// The local phase's bundle buffer: an open-addressing hash map from (key bytes, slice start)
+// to a dense slot number. Accumulators live in per-aggregate arrays indexed by slot, so a
+// batch is folded column by column; the buffer is emptied at each flush (Flink's
+// MapBundle, bounded by table.exec.mini-batch.size).
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <string_view>
+#include <vector>
+
+namespace sliceflow::bundle {
+
+class BundleBuffer {
+ public:
+  explicit BundleBuffer(size_t initial_capacity = 1024) {
+    size_t c = 16;
+    while (c < initial_capacity) c *= 2;
+    rehash(c);
+  }
+
+  // The slot of (key, slice), inserting it if new. `hash` must be a function of both.
+  uint32_t find_or_insert(std::string_view key, int64_t slice, uint64_t hash) {
+    size_t i = static_cast<size_t>(hash) & mask_;
+    for (;;) {
+      Entry& e = table_[i];
+      if (e.slot == kEmpty) break;
+      if (e.hash == hash && slices_[e.slot] == slice && key_of(e.slot) == key) return e.slot;
+      i = (i + 1) & mask_;
+    }
+    const auto slot = static_cast<uint32_t>(slices_.size());
+    table_[i] = Entry{hash, slot};
+    pos_.push_back(i);
+    slices_.push_back(slice);
+    key_begin_.push_back(arena_.size());
+    arena_.insert(arena_.end(), key.begin(), key.end());
+    if (slices_.size() * 2 > table_.size()) rehash(table_.size() * 2);
+    return slot;
+  }
+
+  size_t size() const { return slices_.size(); }
+  int64_t slice(uint32_t slot) const { return slices_[slot]; }
+  std::string_view key_of(uint32_t slot) const {
+    const size_t b = key_begin_[slot];
+    const size_t e = slot + 1 < key_begin_.size() ? key_begin_[slot + 1] : arena_.size();
+    return {arena_.data() + b, e - b};
+  }
+  size_t memory_usage() const {
+    return table_.capacity() * sizeof(Entry) + slices_.capacity() * sizeof(int64_t) +
+           key_begin_.capacity() * sizeof(size_t) + pos_.capacity() * sizeof(size_t) +
+           arena_.capacity();
+  }
+  // Empties the buffer in O(entries), keeping its capacity (one bundle's worth is the steady
+  // state).
+  void clear() {
+    for (const size_t i : pos_) table_[i].slot = kEmpty;
+    pos_.clear();
+    slices_.clear();
+    key_begin_.clear();
+    arena_.clear();
+  }
+
+ private:
+  static constexpr uint32_t kEmpty = 0xFFFFFFFFu;
+  struct Entry {
+    uint64_t hash;
+    uint32_t slot;
+  };
+
+  void rehash(size_t capacity) {
+    std::vector<Entry> old(capacity, Entry{0, kEmpty});
+    old.swap(table_);
+    mask_ = capacity - 1;
+    for (const Entry& e : old) {
+      if (e.slot == kEmpty) continue;
+      size_t i = static_cast<size_t>(e.hash) & mask_;
+      while (table_[i].slot != kEmpty) i = (i + 1) & mask_;
+      table_[i] = e;
+      pos_[e.slot] = i;
+    }
+  }
+
+  std::vector<Entry> table_;
+  std::vector<size_t> pos_;  // slot -> its table entry, so that clear() is O(entries)
+  size_t mask_ = 0;
+  std::vector<int64_t> slices_;
+  std::vector<size_t> key_begin_;
+  std::vector<char> arena_;
+};
+
+}  // namespace sliceflow::bundle

@@ -1,0 +1,45 @@
+// Exact decimal arithmetic for sum and avg of DECIMAL columns: a 128-bit sum that counts its
+// wrap-arounds (so retraction stays exact even past int128), and Spark's avg division
+// (round half up to scale 38, then to the Divide's scale, then to the result scale).
+#pragma once
+
+#include <cstdint>
+
+#include "arrow/int128.h"
+
+namespace sliceflow::window {
+
+// value = lo + wraps * 2^128.
+struct WideSum {
+  int128 lo = 0;
+  int64_t wraps = 0;
+
+  void add(int128 x) {
+    int128 r;
+    if (__builtin_add_overflow(lo, x, &r)) wraps += x > 0 ? 1 : -1;
+    lo = r;
+  }
+  void sub(int128 x) {
+    int128 r;
+    if (__builtin_sub_overflow(lo, x, &r)) wraps += x > 0 ? -1 : 1;
+    lo = r;
+  }
+  void add(const WideSum& o) {
+    add(o.lo);
+    wraps += o.wraps;
+  }
+  void sub(const WideSum& o) {
+    sub(o.lo);
+    wraps -= o.wraps;
+  }
+  // The exact value if it has at most `digits` decimal digits.
+  bool fits(int digits, int128* out) const;
+};
+
+int128 pow10_128(int n);  // 0 <= n <= 38
+
+// Spark's avg of a DECIMAL(p, s) column: sum (DECIMAL(p1 = min(38, p + 10), s)) divided by the
+// count, with Spark's three roundings, as DECIMAL(rp, rs). False: the result overflows rp.
+bool decimal_avg(int128 sum, int64_t count, int p1, int s, int rp, int rs, int128* out);
+
+}  // namespace sliceflow::window

@@ -1,0 +1,251 @@
+#include "window/global_aggregator.h"
+
+#include <limits>
+#include <stdexcept>
+
+#include "window/key_codec.h"
+
+namespace sliceflow::window {
+namespace {
+
+using arrow::ColumnView;
+using arrow::Kind;
+using arrow::Type;
+
+constexpr int128 kForever = static_cast<int128>(std::numeric_limits<int64_t>::max()) * 4;
+
+int partial_columns(AggFn fn) {
+  switch (fn) {
+    case AggFn::Count:
+    case AggFn::Min:
+    case AggFn::Max:
+      return 1;
+    default:
+      return 2;
+  }
+}
+
+[[noreturn]] void mismatch(const std::string& what) {
+  throw std::invalid_argument("window kernel: " + what);
+}
+
+}  // namespace
+
+GlobalAggregator::GlobalAggregator(Plan plan, std::unique_ptr<Type> partial_type,
+                                   std::unique_ptr<Type> output_type, int64_t max_output_rows)
+    : plan_(std::move(plan)),
+      assigner_((plan_.validate(), plan_)),
+      partial_type_(std::move(partial_type)),
+      output_type_(std::move(output_type)),
+      max_output_rows_(max_output_rows),
+      out_(*output_type_) {
+  if (max_output_rows_ <= 0) mismatch("max_output_rows must be positive");
+  if (partial_type_->kind != Kind::Struct || output_type_->kind != Kind::Struct) {
+    mismatch("partial and output schemas must be structs");
+  }
+  const auto& pc = partial_type_->children;
+  const auto& oc = output_type_->children;
+  const size_t keys = static_cast<size_t>(plan_.num_keys);
+  if (oc.size() != 3 + keys + plan_.aggs.size()) mismatch("the output schema does not match the plan");
+  for (size_t i = 0; i < 3; ++i) {
+    if (oc[i]->kind != Kind::TimestampUs) mismatch("window bounds must be timestamp[us] columns");
+  }
+  for (size_t k = 0; k < keys; ++k) key_out_.push_back(&out_.child(3 + k));
+  int column = 2;
+  for (const AggPlan& agg : plan_.aggs) column += partial_columns(agg.fn);
+  if (pc.size() != static_cast<size_t>(column) || pc[0]->kind != Kind::Binary ||
+      pc[1]->kind != Kind::Int64) {
+    mismatch("the partial schema does not match the plan");
+  }
+  column = 2;
+  for (size_t a = 0; a < plan_.aggs.size(); ++a) {
+    WindowAggSpec spec;
+    spec.plan = plan_.aggs[a];
+    spec.column = column;
+    spec.partial = pc[static_cast<size_t>(column)].get();
+    spec.result = oc[3 + keys + a].get();
+    spec.name = spec.result->name;
+    spec.retain = plan_.kind != WindowKind::Cumulate;
+    spec.ansi = plan_.ansi;
+    aggs_.push_back(make_window_agg(spec, &stats_.sweep));
+    column += partial_columns(spec.plan.fn);
+  }
+}
+
+GlobalAggregator::~GlobalAggregator() {
+  for (Batch& b : batches_) {
+    if (b.array.release != nullptr) b.array.release(&b.array);
+  }
+}
+
+void GlobalAggregator::add(const ArrowSchema& schema, ArrowArray* array) {
+  if (array == nullptr || array->release == nullptr) mismatch("released ArrowArray");
+  Batch batch;
+  batch.array = *array;  // move: the caller's struct is marked released
+  array->release = nullptr;
+  try {
+    batch.view = std::make_unique<ColumnView>(schema, batch.array);
+    const ColumnView& v = *batch.view;
+    if (v.layout() != arrow::Layout::Struct || v.num_children() != partial_type_->children.size() ||
+        v.child(0).layout() != arrow::Layout::String || v.child(1).layout() != arrow::Layout::Int64) {
+      mismatch("the batch does not have the partial schema's columns");
+    }
+    if (v.child(0).may_have_nulls() || v.child(1).may_have_nulls()) {
+      mismatch("__key and __slice must not be null");
+    }
+  } catch (...) {
+    batch.array.release(&batch.array);
+    throw;
+  }
+  batches_.push_back(std::move(batch));
+}
+
+std::unique_ptr<ArrowArray> GlobalAggregator::pull() {
+  run();
+  if (out_.length() == 0) return nullptr;
+  auto out = std::make_unique<ArrowArray>();
+  out_.export_to(out.get());
+  return out;
+}
+
+void GlobalAggregator::run() {
+  while (out_.length() < max_output_rows_) {
+    if (!batches_.empty()) {
+      Batch& batch = batches_.front();
+      const ColumnView& v = *batch.view;
+      if (cursor_ >= v.length()) {
+        batch.array.release(&batch.array);
+        batches_.pop_front();
+        cursor_ = 0;
+        continue;
+      }
+      const int64_t row = cursor_;
+      const std::string_view key = v.child(0).str(row);
+      const int64_t slice = v.child(1).i64(row);
+      if (!has_key_ || key != key_) {
+        if (has_key_) {
+          if (!fire_until(kForever)) return;
+          end_key();
+        }
+        key_.assign(key.data(), key.size());
+        has_key_ = true;
+      } else if (has_last_ && slice == last_slice_) {
+        for (auto& agg : aggs_) agg->merge_last(v, row);
+        ++stats_.partials_in;
+        ++cursor_;
+        continue;
+      } else if (has_last_ && slice < last_slice_) {
+        mismatch("partial rows must come sorted by (__key, __slice)");
+      }
+      if (!fire_until(slice)) return;
+      for (auto& agg : aggs_) agg->append(v, row);
+      slices_.push_back(slice);
+      last_slice_ = slice;
+      has_last_ = true;
+      ++stats_.slices;
+      ++stats_.partials_in;
+      ++cursor_;
+      continue;
+    }
+    if (finishing_ && has_key_) {
+      if (!fire_until(kForever)) return;
+      end_key();
+      continue;
+    }
+    return;
+  }
+}
+
+bool GlobalAggregator::fire_until(int128 limit) {
+  return plan_.kind == WindowKind::Cumulate ? fire_cumulate(limit) : fire_hop(limit);
+}
+
+// Fires the windows that end at or before `limit`. False: the output batch filled up first
+// (call again to go on).
+bool GlobalAggregator::fire_hop(int128 limit) {
+  const int128 size = plan_.size;
+  for (;;) {
+    if (out_.length() >= max_output_rows_) return false;
+    if (!have_window_) {
+      if (slices_.empty()) return true;
+      window_ = assigner_.first_window_start(slices_.front());
+      have_window_ = true;
+    }
+    if (window_ + size > limit) return true;
+    while (!slices_.empty() && slices_.front() < window_) {
+      if (entered_ == 0) throw std::logic_error("window kernel: a slice left before it entered");
+      for (auto& agg : aggs_) agg->leave();
+      --entered_;
+      slices_.pop_front();
+    }
+    if (slices_.empty()) {
+      have_window_ = false;
+      return true;
+    }
+    if (slices_.front() >= window_ + size) {
+      // No slice in this window: jump to the first window of the next slice.
+      window_ = assigner_.first_window_start(slices_.front());
+      continue;
+    }
+    while (entered_ < slices_.size() && slices_[entered_] < window_ + size) {
+      for (auto& agg : aggs_) agg->enter();
+      ++entered_;
+    }
+    emit(window_, window_ + size);
+    window_ += plan_.slide;
+  }
+}
+
+bool GlobalAggregator::fire_cumulate(int128 limit) {
+  const int64_t step = plan_.slide;
+  const int64_t steps = plan_.size / plan_.slide;
+  for (;;) {
+    if (out_.length() >= max_output_rows_) return false;
+    if (!in_cycle_) {
+      if (slices_.empty()) return true;
+      cycle_ = assigner_.cycle_start(slices_.front());
+      step_ = static_cast<int64_t>((slices_.front() - cycle_) / step) + 1;
+      in_cycle_ = true;
+    }
+    const int128 end = cycle_ + static_cast<int128>(step_) * step;
+    if (end > limit) return true;
+    while (!slices_.empty() && slices_.front() < end) {
+      for (auto& agg : aggs_) agg->enter();
+      slices_.pop_front();
+    }
+    emit(cycle_, end);
+    if (++step_ > steps) {
+      in_cycle_ = false;
+      for (auto& agg : aggs_) agg->clear();
+    }
+  }
+}
+
+void GlobalAggregator::emit(int128 start, int128 end) {
+  constexpr int128 lo = std::numeric_limits<int64_t>::min();
+  constexpr int128 hi = std::numeric_limits<int64_t>::max();
+  if (start < lo || end > hi) {
+    ++stats_.windows_out_of_range;
+    return;
+  }
+  out_.child(0).append_fixed<int64_t>(static_cast<int64_t>(start));
+  out_.child(1).append_fixed<int64_t>(static_cast<int64_t>(end));
+  out_.child(2).append_fixed<int64_t>(static_cast<int64_t>(end - 1));
+  decode_key(key_, key_out_);
+  const size_t base = 3 + key_out_.size();
+  for (size_t a = 0; a < aggs_.size(); ++a) aggs_[a]->emit(out_.child(base + a));
+  out_.finish_struct();
+  ++stats_.windows_fired;
+}
+
+void GlobalAggregator::end_key() {
+  for (auto& agg : aggs_) agg->clear();
+  slices_.clear();
+  entered_ = 0;
+  have_window_ = false;
+  in_cycle_ = false;
+  has_last_ = false;
+  has_key_ = false;
+}
+
+}  // namespace sliceflow::window

@@ -1,0 +1,213 @@
+#include "window/local_aggregator.h"
+
+#include <limits>
+#include <stdexcept>
+
+#include "arrow/column_view.h"
+#include "window/key_codec.h"
+#include "window/values.h"
+
+namespace sliceflow::window {
+namespace {
+
+using arrow::ColumnView;
+using arrow::Kind;
+using arrow::Layout;
+using arrow::Type;
+
+int partial_columns(AggFn fn) {
+  switch (fn) {
+    case AggFn::Count:
+    case AggFn::Min:
+    case AggFn::Max:
+      return 1;
+    default:
+      return 2;
+  }
+}
+
+[[noreturn]] void mismatch(const std::string& what) {
+  throw std::invalid_argument("window kernel: " + what);
+}
+
+}  // namespace
+
+LocalAggregator::LocalAggregator(Plan plan, std::unique_ptr<Type> input_type,
+                                 std::unique_ptr<Type> partial_type)
+    : plan_(std::move(plan)),
+      assigner_((plan_.validate(), plan_)),
+      input_type_(std::move(input_type)),
+      partial_type_(std::move(partial_type)),
+      partial_(*partial_type_) {
+  if (input_type_->kind != Kind::Struct || partial_type_->kind != Kind::Struct) {
+    mismatch("input and partial schemas must be structs");
+  }
+  const auto& pc = partial_type_->children;
+  int column = 2;
+  for (const AggPlan& agg : plan_.aggs) {
+    first_column_.push_back(column);
+    column += partial_columns(agg.fn);
+  }
+  if (pc.size() != static_cast<size_t>(column) || pc[0]->kind != Kind::Binary ||
+      pc[1]->kind != Kind::Int64) {
+    mismatch("the partial schema does not match the plan");
+  }
+  if (input_type_->children.size() <= static_cast<size_t>(plan_.num_keys)) {
+    mismatch("the input has no time column");
+  }
+  if (input_type_->children[static_cast<size_t>(plan_.num_keys)]->kind != Kind::TimestampUs) {
+    mismatch("the time column must be a timestamp in microseconds");
+  }
+  for (const AggPlan& agg : plan_.aggs) {
+    if (agg.arg >= static_cast<int>(input_type_->children.size())) {
+      mismatch("an aggregate's argument column is out of range");
+    }
+  }
+}
+
+void LocalAggregator::check_types(const ColumnView& input) const {
+  if (input.layout() != Layout::Struct ||
+      input.num_children() != input_type_->children.size()) {
+    mismatch("the batch does not have the input schema's columns");
+  }
+  const ColumnView& time = input.child(static_cast<size_t>(plan_.num_keys));
+  if (time.format().rfind("tsu:", 0) != 0) mismatch("the time column must be timestamp[us]");
+  for (size_t a = 0; a < plan_.aggs.size(); ++a) {
+    const AggPlan& agg = plan_.aggs[a];
+    if (agg.arg < 0) continue;
+    const ColumnView& arg = input.child(static_cast<size_t>(agg.arg));
+    const auto& pc = partial_type_->children;
+    const Type& first = *pc[static_cast<size_t>(first_column_[a])];
+    bool ok = true;
+    switch (agg.fn) {
+      case AggFn::Count:
+        ok = first.kind == Kind::Int64;
+        break;
+      case AggFn::Sum:
+      case AggFn::Avg: {
+        const ValueClass vc = value_class(arg.layout(), arg.name());
+        if (vc == ValueClass::F64) {
+          ok = first.kind == Kind::Float64;
+        } else {
+          ok = first.kind == Kind::Decimal128;
+        }
+        break;
+      }
+      case AggFn::Min:
+      case AggFn::Max:
+      case AggFn::FirstValue:
+      case AggFn::LastValue:
+        check_key_type(arg.layout(), first);
+        break;
+      case AggFn::CountDistinct:
+        ok = first.kind == Kind::List;
+        if (ok) check_key_type(arg.layout(), *first.children[0]);
+        break;
+    }
+    if (!ok) mismatch("partial column '" + first.name + "' does not fit its argument '" + arg.name() + "'");
+  }
+}
+
+bool LocalAggregator::add(const ArrowSchema& schema, const ArrowArray& array) {
+  const ColumnView input(schema, array);
+  check_types(input);
+  if (aggs_.empty() && !plan_.aggs.empty()) {
+    for (const AggPlan& agg : plan_.aggs) {
+      aggs_.push_back(make_local_agg(agg, agg.arg < 0 ? nullptr : &input.child(static_cast<size_t>(agg.arg))));
+    }
+  }
+  const int64_t rows = input.length();
+  stats_.rows_in += rows;
+  const auto n = static_cast<size_t>(rows);
+
+  // Slice of every row; rows without a time (or outside the time line) are left out.
+  const ColumnView& time = input.child(static_cast<size_t>(plan_.num_keys));
+  times_.resize(n);
+  slice_starts_.resize(n);
+  slots_.resize(n);
+  int64_t* ts = times_.data();
+  int64_t* slice = slice_starts_.data();
+  for (size_t i = 0; i < n; ++i) {
+    const auto row = static_cast<int64_t>(i);
+    if (time.is_null(row)) {
+      slots_[i] = kSkipRow;
+      ++stats_.rows_null_time;
+      continue;
+    }
+    ts[i] = time.i64(row);
+    const int128 s = assigner_.slice_start(ts[i]);
+    if (s < std::numeric_limits<int64_t>::min() || s > std::numeric_limits<int64_t>::max()) {
+      slots_[i] = kSkipRow;
+      ++stats_.rows_out_of_range;
+      continue;
+    }
+    slice[i] = static_cast<int64_t>(s);
+    slots_[i] = 0;
+  }
+
+  // Keys, then one hash-map probe per row.
+  std::vector<const ColumnView*> key_columns;
+  for (int k = 0; k < plan_.num_keys; ++k) key_columns.push_back(&input.child(static_cast<size_t>(k)));
+  KeyEncoder keys(std::move(key_columns));
+  keys.encode(rows);
+  for (size_t i = 0; i < n; ++i) {
+    if (slots_[i] == kSkipRow) continue;
+    const std::string_view key = keys.key(static_cast<int64_t>(i));
+    const uint64_t h = mix64(hash_bytes(key) ^ (static_cast<uint64_t>(slice[i]) * 0x9E3779B97F4A7C15ULL));
+    slots_[i] = buffer_.find_or_insert(key, slice[i], h);
+  }
+
+  // Each aggregate folds the whole batch.
+  for (size_t a = 0; a < aggs_.size(); ++a) {
+    const int arg = plan_.aggs[a].arg;
+    aggs_[a]->grow(buffer_.size());
+    aggs_[a]->update(arg < 0 ? nullptr : &input.child(static_cast<size_t>(arg)), ts,
+                     slots_.data(), rows);
+  }
+
+  rows_in_bundle_ += rows;
+  size_t bytes = buffer_.memory_usage();
+  for (const auto& agg : aggs_) bytes += agg->memory_usage();
+  if (rows_in_bundle_ >= plan_.bundle_rows || bytes >= static_cast<size_t>(plan_.bundle_bytes)) {
+    flush();
+  }
+  return !ready_.empty();
+}
+
+void LocalAggregator::flush() {
+  rows_in_bundle_ = 0;
+  const size_t slots = buffer_.size();
+  if (slots == 0) return;
+  ++stats_.bundle_flushes;
+  std::vector<arrow::ColumnBuilder*> columns;
+  for (size_t c = 0; c < partial_.num_children(); ++c) columns.push_back(&partial_.child(c));
+  for (auto& agg : aggs_) agg->prepare_export(slots);
+  for (uint32_t slot = 0; slot < slots; ++slot) {
+    columns[0]->append_string(buffer_.key_of(slot));
+    columns[1]->append_fixed<int64_t>(buffer_.slice(slot));
+    for (size_t a = 0; a < aggs_.size(); ++a) {
+      aggs_[a]->export_slot(slot, columns.data() + first_column_[a]);
+    }
+    partial_.finish_struct();
+  }
+  stats_.partials_out += static_cast<int64_t>(slots);
+  auto out = std::make_unique<ArrowArray>();
+  partial_.export_to(out.get());
+  ready_.push_back(std::move(out));
+  buffer_.clear();
+  for (auto& agg : aggs_) agg->clear();
+}
+
+std::unique_ptr<ArrowArray> LocalAggregator::take() {
+  if (ready_.empty()) return nullptr;
+  auto out = std::move(ready_.front());
+  ready_.erase(ready_.begin());
+  return out;
+}
+
+std::unique_ptr<ArrowArray> LocalAggregator::finish() {
+  flush();
+  return take();
+}
+
+}  // namespace sliceflow::window

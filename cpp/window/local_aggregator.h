@@ -1,0 +1,64 @@
+// The local phase (runs in mapInArrow before the shuffle): folds input batches into the
+// bundle buffer, one accumulator per (key, slice), and flushes them as partial rows when the
+// bundle holds `bundle_rows` input rows or `bundle_bytes` bytes, and at the end of the input.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "arrow/builder.h"
+#include "arrow/c_data.h"
+#include "arrow/type.h"
+#include "bundle/bundle_buffer.h"
+#include "window/local_aggs.h"
+#include "window/plan.h"
+#include "window/slice_assigner.h"
+
+namespace sliceflow::window {
+
+struct LocalStats {
+  int64_t rows_in = 0;
+  int64_t rows_null_time = 0;
+  int64_t rows_out_of_range = 0;  // a slice start beyond the int64 time line
+  int64_t partials_out = 0;
+  int64_t bundle_flushes = 0;
+};
+
+class LocalAggregator {
+ public:
+  LocalAggregator(Plan plan, std::unique_ptr<arrow::Type> input_type,
+                  std::unique_ptr<arrow::Type> partial_type);
+
+  // Folds one batch (a struct array of the input columns). True: a flushed partial batch is
+  // ready for take().
+  bool add(const ArrowSchema& schema, const ArrowArray& array);
+  // The flushed partial batch, or null.
+  std::unique_ptr<ArrowArray> take();
+  // Flushes what is left; null if nothing is.
+  std::unique_ptr<ArrowArray> finish();
+
+  const LocalStats& stats() const { return stats_; }
+
+ private:
+  void flush();
+  void check_types(const arrow::ColumnView& input) const;
+
+  Plan plan_;
+  SliceAssigner assigner_;
+  std::unique_ptr<arrow::Type> input_type_;
+  std::unique_ptr<arrow::Type> partial_type_;
+  arrow::ColumnBuilder partial_;
+  bundle::BundleBuffer buffer_;
+  std::vector<std::unique_ptr<LocalAgg>> aggs_;
+  std::vector<int> first_column_;  // per aggregate, its first partial column
+  std::vector<uint32_t> slots_;
+  std::vector<int64_t> times_;         // per row of the batch: event time
+  std::vector<int64_t> slice_starts_;  // and slice start
+  int64_t rows_in_bundle_ = 0;
+  std::vector<std::unique_ptr<ArrowArray>> ready_;
+  LocalStats stats_;
+};
+
+}  // namespace sliceflow::window

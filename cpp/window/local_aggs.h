@@ -1,0 +1,40 @@
+// The local phase's accumulators: one array per aggregate, indexed by the bundle buffer's
+// slot, folded a whole batch at a time (a pass per aggregate over the batch's slot numbers),
+// and written out as partial columns (docs/window-kernel.md, "Partial schema").
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "arrow/builder.h"
+#include "arrow/column_view.h"
+#include "window/plan.h"
+
+namespace sliceflow::window {
+
+constexpr uint32_t kSkipRow = 0xFFFFFFFFu;
+
+class LocalAgg {
+ public:
+  virtual ~LocalAgg() = default;
+  // Room for slots [0, slots).
+  virtual void grow(size_t slots) = 0;
+  // Folds rows [0, rows) into their slots; slots[i] == kSkipRow leaves row i out. `arg` is the
+  // argument column (null for count(*)), `ts` the rows' event times.
+  virtual void update(const arrow::ColumnView* arg, const int64_t* ts, const uint32_t* slots,
+                      int64_t rows) = 0;
+  // Called once before the slots are exported in order 0, 1, ...
+  virtual void prepare_export(size_t /*slots*/) {}
+  // Appends slot's partial columns to out[0], out[1], ...
+  virtual void export_slot(uint32_t slot, arrow::ColumnBuilder* const* out) = 0;
+  virtual void clear() = 0;
+  virtual size_t memory_usage() const = 0;
+  // The partial columns this aggregate writes.
+  virtual int num_columns() const = 0;
+};
+
+// `arg` is the argument column's layout (ignored for count(*)).
+std::unique_ptr<LocalAgg> make_local_agg(const AggPlan& agg, const arrow::ColumnView* arg);
+
+}  // namespace sliceflow::window

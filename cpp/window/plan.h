@@ -1,0 +1,38 @@
+// What a window aggregation computes: the window, the key columns and the aggregates.
+// Built from the dict that sliceflow._window_plan produces (docs/window-kernel.md).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace sliceflow::window {
+
+enum class WindowKind : uint8_t { Tumble, Hop, Cumulate };
+
+enum class AggFn : uint8_t { Count, Sum, Avg, Min, Max, CountDistinct, FirstValue, LastValue };
+
+struct AggPlan {
+  AggFn fn = AggFn::Count;
+  int arg = -1;  // local input column of the argument; -1: count(*)
+};
+
+struct Plan {
+  WindowKind kind = WindowKind::Tumble;
+  int64_t size = 0;    // µs; cumulate: max_size
+  int64_t slide = 0;   // µs; tumble: size; cumulate: step
+  int64_t offset = 0;  // µs
+  int num_keys = 0;    // local input columns [0, num_keys) are the keys; num_keys is the time
+  std::vector<AggPlan> aggs;
+  bool ansi = true;
+  int64_t bundle_rows = 200000;
+  int64_t bundle_bytes = int64_t{64} << 20;
+
+  // Throws std::invalid_argument when the window is not one sliceflow can run.
+  void validate() const;
+};
+
+AggFn agg_fn_from_name(const std::string& name);
+const char* agg_fn_name(AggFn fn);
+
+}  // namespace sliceflow::window

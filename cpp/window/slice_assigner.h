@@ -1,0 +1,59 @@
+// Flink's SliceAssigner for TUMBLE, HOP and CUMULATE: which slice a row belongs to and which
+// windows a slice belongs to. Slices are the smallest ranges windows are made of: the window
+// itself for TUMBLE, gcd(size, slide) for HOP (also when the slide does not divide the size,
+// which Flink refuses and Spark allows), the step for CUMULATE. Arithmetic is in 128 bits so
+// that windows next to the ends of the int64 time line cannot wrap around.
+#pragma once
+
+#include <cstdint>
+#include <numeric>
+
+#include "arrow/int128.h"
+#include "window/plan.h"
+
+namespace sliceflow::window {
+
+inline int128 floor_mod(int128 x, int128 m) {
+  const int128 r = x % m;
+  return r < 0 ? r + m : r;
+}
+
+class SliceAssigner {
+ public:
+  explicit SliceAssigner(const Plan& plan)
+      : kind_(plan.kind),
+        size_(plan.size),
+        slide_(plan.slide),
+        slice_(plan.kind == WindowKind::Hop ? std::gcd(plan.size, plan.slide) : plan.slide),
+        window_phase_(floor_mod(plan.offset, plan.kind == WindowKind::Cumulate ? plan.size
+                                                                              : plan.slide)),
+        slice_phase_(floor_mod(plan.offset, slice_)) {}
+
+  WindowKind kind() const { return kind_; }
+  int64_t size() const { return size_; }
+  int64_t slide() const { return slide_; }
+  int64_t slice_length() const { return slice_; }
+
+  // The start of the slice that holds time t.
+  int128 slice_start(int128 t) const { return t - floor_mod(t - slice_phase_, slice_); }
+
+  // HOP / TUMBLE: the earliest window start whose window [start, start + size) holds the
+  // slice starting at s.
+  int128 first_window_start(int128 s) const {
+    const int128 x = s - size_;
+    return x - floor_mod(x - window_phase_, slide_) + slide_;
+  }
+
+  // CUMULATE: the start of the cycle [c, c + max_size) holding the slice starting at s.
+  int128 cycle_start(int128 s) const { return s - floor_mod(s - window_phase_, size_); }
+
+ private:
+  WindowKind kind_;
+  int64_t size_;
+  int64_t slide_;
+  int64_t slice_;
+  int128 window_phase_;
+  int128 slice_phase_;
+};
+
+}  // namespace sliceflow::window
