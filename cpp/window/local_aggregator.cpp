@@ -150,11 +150,17 @@ bool LocalAggregator::add(const ArrowSchema& schema, const ArrowArray& array) {
   for (int k = 0; k < plan_.num_keys; ++k) key_columns.push_back(&input.child(static_cast<size_t>(k)));
   KeyEncoder keys(std::move(key_columns));
   keys.encode(rows);
+  hashes_.resize(n);
   for (size_t i = 0; i < n; ++i) {
     if (slots_[i] == kSkipRow) continue;
-    const std::string_view key = keys.key(static_cast<int64_t>(i));
-    const uint64_t h = mix64(hash_bytes(key) ^ (static_cast<uint64_t>(slice[i]) * 0x9E3779B97F4A7C15ULL));
-    slots_[i] = buffer_.find_or_insert(key, slice[i], h);
+    hashes_[i] = mix64(hash_bytes(keys.key(static_cast<int64_t>(i))) ^
+                       (static_cast<uint64_t>(slice[i]) * 0x9E3779B97F4A7C15ULL));
+  }
+  constexpr size_t kAhead = 16;
+  for (size_t i = 0; i < n; ++i) {
+    if (i + kAhead < n) buffer_.prefetch(hashes_[i + kAhead]);
+    if (slots_[i] == kSkipRow) continue;
+    slots_[i] = buffer_.find_or_insert(keys.key(static_cast<int64_t>(i)), slice[i], hashes_[i]);
   }
 
   // Each aggregate folds the whole batch.

@@ -54,6 +54,7 @@ class LocalAggregator {
   std::vector<std::unique_ptr<LocalAgg>> aggs_;
   std::vector<int> first_column_;  // per aggregate, its first partial column
   std::vector<uint32_t> slots_;
+  std::vector<uint64_t> hashes_;
   std::vector<int64_t> times_;         // per row of the batch: event time
   std::vector<int64_t> slice_starts_;  // and slice start
   int64_t rows_in_bundle_ = 0;
