@@ -4,8 +4,13 @@ Modules:
 
 * :mod:`sliceflow.json` -- decode JSON text into Arrow with simdjson, exactly as Spark's
   ``from_json`` would (``decode``, ``read_ndjson``, ``iter_ndjson``).
-* :mod:`sliceflow.spark` -- the PySpark wiring: ``from_json`` as a drop-in Column function and
-  the ``sliceflow.json`` data source (``register(spark)``).
+* :mod:`sliceflow.window` -- Flink's sliced windows with Spark's types: window specs
+  (``tumble``, ``hop``, ``cumulate``), aggregates (``count``, ``sum``, ``avg``, ``min``, ``max``,
+  ``count_distinct``, ``first_value``, ``last_value``) and ``aggregate``, the C++ kernel on
+  Arrow data in this process.
+* :mod:`sliceflow.spark` -- the PySpark wiring: ``from_json`` as a drop-in Column function,
+  the ``sliceflow.json`` data source (``register(spark)``) and ``window_agg``, windowed
+  aggregation of a DataFrame.
 """
 
 from sliceflow.json import MalformedRecordError, decode, iter_ndjson, read_ndjson

@@ -1,0 +1,406 @@
+"""The plan of a window aggregation: validation, Spark's result types and the Arrow schemas.
+
+:func:`build_plan` turns an input schema, a :class:`~sliceflow.window.WindowSpec`, the
+grouping columns and the aggregates into everything both phases need
+(docs/window-kernel.md): the plan ``dict`` for ``sliceflow._core.window``, which input columns
+the local phase reads (keys, time, then each argument column once), and the local input,
+partial and output schemas. Everything about types is decided here, on the driver, so that a
+bad spec fails before any task runs.
+
+>>> import pyarrow as pa
+>>> from sliceflow import window as W
+>>> schema = pa.schema([("auction", pa.int64()), ("price", pa.decimal128(10, 2)),
+...                     ("ts", pa.timestamp("us", tz="UTC"))])
+>>> wp = build_plan(schema, W.tumble("ts", "1 minute"), ["auction"],
+...                 [W.count(), W.sum("price").alias("total")])
+>>> wp.plan["aggs"]
+[{'fn': 'count', 'arg': -1}, {'fn': 'sum', 'arg': 2}]
+>>> wp.output_schema.field("total").type
+Decimal128Type(decimal128(20, 2))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+
+from sliceflow.window import (
+    DEFAULT_BUNDLE_BYTES,
+    DEFAULT_BUNDLE_ROWS,
+    AggSpec,
+    WindowSpec,
+)
+
+__all__ = ["WindowPlan", "build_plan", "result_type", "spark_type_name"]
+
+WINDOW_COLUMNS = ("window_start", "window_end", "window_time")
+
+
+@dataclass(frozen=True)
+class WindowPlan:
+    """Everything the two phases need; see :func:`build_plan`."""
+
+    plan: dict[str, Any]
+    #: The schema the plan was built for (the data the local phase reads).
+    input_schema: pa.Schema
+    #: For each local input column, the index of its column in ``input_schema``.
+    input_indices: tuple[int, ...]
+    local_schema: pa.Schema
+    partial_schema: pa.Schema
+    output_schema: pa.Schema
+
+    @property
+    def input_columns(self) -> list[str]:
+        """The input column names the local phase reads, in local input order (a column used
+        both as a key and as an argument appears twice)."""
+        return [self.input_schema.field(i).name for i in self.input_indices]
+
+    def local_batch(self, batch: pa.RecordBatch) -> pa.RecordBatch:
+        """The local input columns of ``batch`` (zero-copy). ``batch`` has ``input_schema``."""
+        schema = batch.schema
+        if schema is not self.input_schema and not schema.equals(self.input_schema):
+            if schema.names != self.input_schema.names or schema.types != self.input_schema.types:
+                raise ValueError(
+                    "every batch must have the schema the window plan was built for: "
+                    f"expected {self.input_schema}, got {schema}"
+                )
+        return pa.RecordBatch.from_arrays(
+            [batch.column(i) for i in self.input_indices], schema=self.local_schema
+        )
+
+
+# ---------------------------------------------------------------------------------------------
+# Types
+
+
+def spark_type_name(t: pa.DataType) -> str:
+    """The Spark SQL name of an Arrow type, for error messages (``BIGINT``, ``DECIMAL(10,2)``)."""
+    if pa.types.is_decimal(t):
+        return f"DECIMAL({t.precision},{t.scale})"
+    if pa.types.is_timestamp(t):
+        name = "TIMESTAMP" if t.tz is not None else "TIMESTAMP_NTZ"
+        return name if t.unit == "us" else f"{name} (Arrow {t})"
+    simple = {
+        pa.bool_(): "BOOLEAN",
+        pa.int8(): "TINYINT",
+        pa.int16(): "SMALLINT",
+        pa.int32(): "INT",
+        pa.int64(): "BIGINT",
+        pa.float32(): "FLOAT",
+        pa.float64(): "DOUBLE",
+        pa.string(): "STRING",
+        pa.large_string(): "STRING",
+        pa.binary(): "BINARY",
+        pa.large_binary(): "BINARY",
+        pa.date32(): "DATE",
+    }
+    if t in simple:
+        return simple[t]
+    if pa.types.is_list(t) or pa.types.is_large_list(t):
+        return f"ARRAY<{spark_type_name(t.value_type)}>"
+    if pa.types.is_map(t):
+        return f"MAP<{spark_type_name(t.key_type)}, {spark_type_name(t.item_type)}>"
+    if pa.types.is_struct(t):
+        return "STRUCT<" + ", ".join(f"{f.name}: {spark_type_name(f.type)}" for f in t) + ">"
+    return f"Arrow {t}"
+
+
+def _is_signed_int(t: pa.DataType) -> bool:
+    return t in (pa.int8(), pa.int16(), pa.int32(), pa.int64())
+
+
+def _is_float(t: pa.DataType) -> bool:
+    return t in (pa.float32(), pa.float64())
+
+
+def _is_decimal(t: pa.DataType) -> bool:
+    return pa.types.is_decimal128(t) and t.precision <= 38
+
+
+def _is_us_timestamp(t: pa.DataType) -> bool:
+    return pa.types.is_timestamp(t) and t.unit == "us"
+
+
+def _is_string(t: pa.DataType) -> bool:
+    return pa.types.is_string(t) or pa.types.is_large_string(t)
+
+
+def _is_comparable(t: pa.DataType) -> bool:
+    """Types min/max/first_value/last_value/count_distinct take (and grouping keys)."""
+    return (
+        t == pa.bool_()
+        or _is_signed_int(t)
+        or _is_float(t)
+        or _is_decimal(t)
+        or _is_string(t)
+        or t == pa.date32()
+        or _is_us_timestamp(t)
+    )
+
+
+def _is_nested(t: pa.DataType) -> bool:
+    return pa.types.is_nested(t)
+
+
+def _carried(t: pa.DataType) -> pa.DataType:
+    """How a value of type ``t`` travels in partials and comes out (large_string → string)."""
+    return pa.string() if pa.types.is_large_string(t) else t
+
+
+def result_type(fn: str, t: pa.DataType | None) -> pa.DataType:
+    """The result type of aggregate ``fn`` over an argument of Arrow type ``t`` (Spark's rules).
+
+    Raises ``TypeError`` when Spark or the kernel has no such aggregate.
+
+    >>> result_type("sum", pa.int32())
+    DataType(int64)
+    >>> result_type("avg", pa.decimal128(10, 2))
+    Decimal128Type(decimal128(14, 6))
+    """
+    if fn == "count":
+        return pa.int64()
+    assert t is not None
+    if fn in ("sum", "avg"):
+        if _is_signed_int(t):
+            return pa.int64() if fn == "sum" else pa.float64()
+        if _is_float(t):
+            return pa.float64()
+        if _is_decimal(t):
+            if fn == "sum":
+                return pa.decimal128(min(38, t.precision + 10), t.scale)
+            return pa.decimal128(min(38, t.precision + 4), min(38, t.scale + 4))
+        raise TypeError(f"{fn} takes a numeric column (TINYINT … BIGINT, FLOAT, DOUBLE, DECIMAL)")
+    if fn == "count_distinct":
+        if _is_comparable(t):
+            return pa.int64()
+    elif fn in ("min", "max", "first_value", "last_value"):
+        if _is_comparable(t):
+            return _carried(t)
+    else:
+        raise ValueError(f"unknown aggregate {fn!r}")
+    raise TypeError(
+        f"{fn} takes BOOLEAN, integer, FLOAT, DOUBLE, DECIMAL, STRING, DATE, TIMESTAMP or "
+        "TIMESTAMP_NTZ columns"
+    )
+
+
+def _partial_fields(i: int, fn: str, t: pa.DataType | None) -> list[pa.Field]:
+    p = f"__a{i}_"
+    if fn == "count":
+        return [pa.field(p + "n", pa.int64(), nullable=False)]
+    assert t is not None
+    if fn in ("sum", "avg"):
+        if _is_signed_int(t):
+            s = pa.decimal128(38, 0)
+        elif _is_float(t):
+            s = pa.float64()
+        else:
+            s = pa.decimal128(38, t.scale)
+        return [pa.field(p + "s", s), pa.field(p + "n", pa.int64())]
+    v = _carried(t)
+    if fn in ("min", "max"):
+        return [pa.field(p + "v", v)]
+    if fn in ("first_value", "last_value"):
+        return [pa.field(p + "v", v), pa.field(p + "t", pa.int64())]
+    # count_distinct: distinct values and their multiplicities
+    return [
+        pa.field(p + "v", pa.list_(pa.field("element", v))),
+        pa.field(p + "c", pa.list_(pa.field("element", pa.int64()))),
+    ]
+
+
+# ---------------------------------------------------------------------------------------------
+# Validation and planning
+
+
+def _column(schema: pa.Schema, name: str, role: str) -> int:
+    if not isinstance(name, str):
+        raise TypeError(f"{role} must be given by column name (a str), not {type(name).__name__}")
+    indices = schema.get_all_field_indices(name)
+    if not indices:
+        raise ValueError(
+            f"{role} {name!r} is not a column of the input (columns: {', '.join(schema.names)})"
+        )
+    if len(indices) > 1:
+        raise ValueError(f"{role} {name!r} is ambiguous: the input has {len(indices)} such columns")
+    return indices[0]
+
+
+def _positive_int(value: Any, what: str) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+        raise ValueError(f"{what} must be a positive int, not {value!r}")
+    return value
+
+
+def _check_key_type(name: str, t: pa.DataType) -> None:
+    if _is_comparable(t):
+        return
+    if pa.types.is_binary(t) or pa.types.is_large_binary(t) or pa.types.is_fixed_size_binary(t):
+        why = "BINARY grouping keys are not supported"
+    elif _is_nested(t):
+        why = "nested (ARRAY/MAP/STRUCT) grouping keys are not supported"
+    elif pa.types.is_timestamp(t):
+        why = "timestamps must be in microseconds (Spark's TIMESTAMP); cast it to timestamp[us]"
+    else:
+        why = (
+            "supported key types: BOOLEAN, integers, FLOAT, DOUBLE, DECIMAL, STRING, DATE, "
+            "TIMESTAMP"
+        )
+    raise ValueError(f"grouping column {name!r} has type {spark_type_name(t)}: {why}")
+
+
+def _check_arg_type(agg: AggSpec, t: pa.DataType) -> None:
+    where = f"aggregate {agg.name!r}: column {agg.col!r} has type {spark_type_name(t)}"
+    if _is_nested(t):
+        raise ValueError(f"{where}; nested (ARRAY/MAP/STRUCT) columns are not supported")
+    if pa.types.is_timestamp(t) and t.unit != "us":
+        raise ValueError(f"{where}; timestamps must be in microseconds: cast it to timestamp[us]")
+    if agg.fn == "count":
+        if _is_comparable(t) or pa.types.is_binary(t):
+            return
+        raise ValueError(f"{where}, which count does not support")
+    try:
+        result_type(agg.fn, t)
+    except TypeError as e:
+        raise ValueError(f"{where}; {e}") from None
+
+
+def build_plan(
+    schema: pa.Schema,
+    spec: WindowSpec,
+    by: str | Sequence[str] | None,
+    aggs: Sequence[AggSpec],
+    *,
+    ansi: bool = True,
+    bundle_rows: int = DEFAULT_BUNDLE_ROWS,
+    bundle_bytes: int = DEFAULT_BUNDLE_BYTES,
+) -> WindowPlan:
+    """Validates a window aggregation over ``schema`` and derives its plan and schemas.
+
+    Raises ``ValueError`` (or ``TypeError`` for arguments of the wrong Python type) with a
+    message naming the column or aggregate at fault: a missing or ambiguous column, a time
+    column that is not ``timestamp[us]``, a key or argument type the kernel does not support
+    (BINARY keys, nested types), an output name used twice.
+
+    >>> import pyarrow as pa
+    >>> from sliceflow import window as W
+    >>> s = pa.schema([("k", pa.large_string()), ("ts", pa.timestamp("us"))])
+    >>> build_plan(s, W.tumble("ts", "1 hour"), "k", [W.count()]).output_schema.names
+    ['window_start', 'window_end', 'window_time', 'k', 'count(1)']
+    """
+    if not isinstance(schema, pa.Schema):
+        raise TypeError(f"schema must be a pyarrow.Schema, not {type(schema).__name__}")
+    if not isinstance(spec, WindowSpec):
+        raise TypeError(
+            "spec must be a window spec from sliceflow.window (tumble, hop, cumulate), "
+            f"not {type(spec).__name__}"
+        )
+    if by is None:
+        by = []
+    elif isinstance(by, str):
+        by = [by]
+    else:
+        by = list(by)
+    if isinstance(aggs, AggSpec):
+        aggs = [aggs]
+    aggs = list(aggs)
+    for agg in aggs:
+        if not isinstance(agg, AggSpec):
+            raise TypeError(
+                "aggs must be aggregate specs from sliceflow.window (count, sum, ...), "
+                f"not {type(agg).__name__}"
+            )
+    if not isinstance(ansi, bool):
+        raise TypeError(f"ansi must be a bool, not {type(ansi).__name__}")
+    _positive_int(bundle_rows, "bundle_rows")
+    _positive_int(bundle_bytes, "bundle_bytes")
+
+    # Output names first: a clash is the plainest mistake to report.
+    out_names = [*WINDOW_COLUMNS, *by, *(a.name for a in aggs)]
+    dupes = {n for n in out_names if out_names.count(n) > 1}
+    if dupes:
+        raise ValueError(
+            f"duplicate output column name(s) {sorted(dupes)}: the output has "
+            "window_start, window_end, window_time, the grouping columns and one column per "
+            "aggregate; give aggregates distinct names with .alias(...)"
+        )
+
+    key_idx = [_column(schema, name, "grouping column") for name in by]
+    for name, i in zip(by, key_idx, strict=True):
+        _check_key_type(name, schema.field(i).type)
+    time_idx = _column(schema, spec.time_col, "time column")
+    time_type = schema.field(time_idx).type
+    if not _is_us_timestamp(time_type):
+        hint = (
+            "cast it to timestamp[us]"
+            if pa.types.is_timestamp(time_type)
+            else "cast it to TIMESTAMP first"
+        )
+        raise ValueError(
+            f"time column {spec.time_col!r} has type {spark_type_name(time_type)}; windows need "
+            f"a TIMESTAMP or TIMESTAMP_NTZ column (Arrow timestamp[us], any zone): {hint}"
+        )
+
+    indices = [*key_idx, time_idx]
+    arg_local: dict[str, int] = {}
+    plan_aggs: list[dict[str, Any]] = []
+    arg_types: list[pa.DataType | None] = []
+    for agg in aggs:
+        if agg.col is None:
+            plan_aggs.append({"fn": agg.fn, "arg": -1})
+            arg_types.append(None)
+            continue
+        i = _column(schema, agg.col, f"aggregate {agg.name!r}: argument")
+        t = schema.field(i).type
+        _check_arg_type(agg, t)
+        if agg.col not in arg_local:
+            arg_local[agg.col] = len(indices)
+            indices.append(i)
+        plan_aggs.append({"fn": agg.fn, "arg": arg_local[agg.col]})
+        arg_types.append(t)
+
+    n = len(by)
+    local_fields = [schema.field(i).with_name(f"__k{j}") for j, i in enumerate(key_idx)]
+    local_fields.append(schema.field(time_idx).with_name("__time"))
+    local_fields += [schema.field(i).with_name(f"__v{j}") for j, i in enumerate(indices[n + 1 :])]
+    local_schema = pa.schema(local_fields)
+
+    partial_fields = [
+        pa.field("__key", pa.binary(), nullable=False),
+        pa.field("__slice", pa.int64(), nullable=False),
+    ]
+    for j, (agg, t) in enumerate(zip(aggs, arg_types, strict=True)):
+        partial_fields += _partial_fields(j, agg.fn, t)
+    partial_schema = pa.schema(partial_fields)
+
+    out_fields = [pa.field(name, time_type) for name in WINDOW_COLUMNS]
+    for name, i in zip(by, key_idx, strict=True):
+        f = schema.field(i)
+        out_fields.append(pa.field(name, _carried(f.type), f.nullable))
+    for agg, t in zip(aggs, arg_types, strict=True):
+        counted = agg.fn in ("count", "count_distinct")
+        out_fields.append(pa.field(agg.name, result_type(agg.fn, t), nullable=not counted))
+    output_schema = pa.schema(out_fields)
+
+    plan = {
+        "kind": spec.kind,
+        "size": spec.size,
+        "slide": spec.slide,
+        "offset": spec.normalized_offset,
+        "num_keys": n,
+        "aggs": plan_aggs,
+        "ansi": ansi,
+        "bundle_rows": bundle_rows,
+        "bundle_bytes": bundle_bytes,
+    }
+    return WindowPlan(
+        plan=plan,
+        input_schema=schema,
+        input_indices=tuple(indices),
+        local_schema=local_schema,
+        partial_schema=partial_schema,
+        output_schema=output_schema,
+    )
