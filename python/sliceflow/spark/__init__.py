@@ -4,9 +4,13 @@
   simdjson in the Python workers, batch and streaming alike.
 * :func:`register` -- registers the ``sliceflow.json`` data source for NDJSON files, so that
   file input is decoded where it is read and never travels JVM -> Python as text.
+* :func:`window_agg` -- Flink's sliced windows (TUMBLE / HOP / CUMULATE from
+  :mod:`sliceflow.window`) on a DataFrame: a local phase before the shuffle, a global phase after
+  it, both in the C++ kernel; :class:`WindowMetrics` collects the kernel's counters.
 """
 
 from sliceflow.spark.datasource import JsonDataSource, register
 from sliceflow.spark.functions import from_json
+from sliceflow.spark.window_agg import WindowMetrics, window_agg
 
-__all__ = ["JsonDataSource", "from_json", "register"]
+__all__ = ["JsonDataSource", "WindowMetrics", "from_json", "register", "window_agg"]

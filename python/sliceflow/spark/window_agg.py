@@ -1,0 +1,324 @@
+"""``window_agg``: Flink's sliced windows on a Spark DataFrame, two phases around one shuffle.
+
+::
+
+    df.select(keys, time, args) ─ mapInArrow(local phase: bundle buffer → partial rows)
+      ─ repartition(__key) ─ sortWithinPartitions(__key, __slice)
+      ─ mapInArrow(global phase: per key, slices → windows, retract-merge) ─ result
+
+All per-row work happens in the C++ kernel (``sliceflow._core.window``); Python touches each
+Arrow batch once. The plan, the Spark schemas and every check are made on the driver, so a bad
+spec fails at the call, before any task runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import pyarrow as pa
+from pyspark import AccumulatorParam
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+from pyspark.sql import types as T
+
+from sliceflow._window_plan import build_plan
+from sliceflow.spark._types import session_time_zone
+from sliceflow.window import (
+    DEFAULT_BUNDLE_BYTES,
+    DEFAULT_BUNDLE_ROWS,
+    AggSpec,
+    WindowSpec,
+    _global_phase,
+    _local_phase,
+    conform,
+)
+
+__all__ = ["WindowMetrics", "window_agg"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Metrics
+
+
+class _CounterParam(AccumulatorParam):
+    """Accumulates dicts of counter name → int by summing per name."""
+
+    def zero(self, value: dict[str, int]) -> dict[str, int]:
+        return {}
+
+    def addInPlace(self, value1: dict[str, int], value2: dict[str, int]) -> dict[str, int]:
+        for name, n in value2.items():
+            value1[name] = value1.get(name, 0) + n
+        return value1
+
+
+class WindowMetrics:
+    """The kernel's counters, summed over every task of the ``window_agg`` jobs it is given to.
+
+    A Spark accumulator: the local and global phases add their ``stats()`` at the end of each
+    partition (``rows_in``, ``rows_null_time``, ``partials_out``, ``bundle_flushes``,
+    ``partials_in``, ``slices``, ``windows_fired``, ``slices_merged``, ``slices_retracted``,
+    ``partials_combined``). Read :attr:`value` on the driver after an action. A retried task
+    adds its counters again, as with any Spark accumulator.
+
+    Example:
+        >>> metrics = WindowMetrics(spark)  # doctest: +SKIP
+        >>> window_agg(df, W.tumble("ts", "1 minute"), ["k"], [W.count()],
+        ...            metrics=metrics).collect()  # doctest: +SKIP
+        >>> metrics.value["rows_in"]  # doctest: +SKIP
+        1000
+    """
+
+    def __init__(self, spark: SparkSession) -> None:
+        context = getattr(spark, "sparkContext", None)
+        if context is None:  # pragma: no cover - Spark Connect has no accumulators
+            raise NotImplementedError("WindowMetrics needs a classic SparkSession (accumulators)")
+        self._accumulator = context.accumulator({}, _CounterParam())
+
+    @property
+    def value(self) -> dict[str, int]:
+        """The counters summed so far (a copy)."""
+        return dict(self._accumulator.value)
+
+    def __repr__(self) -> str:
+        return f"WindowMetrics({self.value})"
+
+
+# ---------------------------------------------------------------------------------------------
+# Spark types <-> Arrow types
+
+
+def _arrow_type(dt: T.DataType, time_zone: str, large_var: bool) -> pa.DataType:
+    """The Arrow type Spark's ``mapInArrow`` hands over for a Spark type."""
+    if isinstance(dt, T.BooleanType):
+        return pa.bool_()
+    if isinstance(dt, T.ByteType):
+        return pa.int8()
+    if isinstance(dt, T.ShortType):
+        return pa.int16()
+    if isinstance(dt, T.IntegerType):
+        return pa.int32()
+    if isinstance(dt, T.LongType):
+        return pa.int64()
+    if isinstance(dt, T.FloatType):
+        return pa.float32()
+    if isinstance(dt, T.DoubleType):
+        return pa.float64()
+    if isinstance(dt, T.DecimalType):
+        return pa.decimal128(dt.precision, dt.scale)
+    if isinstance(dt, T.StringType):
+        return pa.large_string() if large_var else pa.string()
+    if isinstance(dt, T.BinaryType):
+        return pa.binary()  # the kernel reads binary; conform() casts large_binary batches
+    if isinstance(dt, T.DateType):
+        return pa.date32()
+    if isinstance(dt, T.TimestampNTZType):
+        return pa.timestamp("us")
+    if isinstance(dt, T.TimestampType):
+        return pa.timestamp("us", tz=time_zone)
+    if isinstance(dt, T.ArrayType):
+        return pa.list_(_arrow_type(dt.elementType, time_zone, large_var))
+    if isinstance(dt, T.MapType):
+        return pa.map_(
+            _arrow_type(dt.keyType, time_zone, large_var),
+            _arrow_type(dt.valueType, time_zone, large_var),
+        )
+    if isinstance(dt, T.StructType):
+        return pa.struct(
+            [pa.field(f.name, _arrow_type(f.dataType, time_zone, large_var)) for f in dt]
+        )
+    raise ValueError(f"window_agg does not support columns of type {dt.simpleString()}")
+
+
+def _spark_type(t: pa.DataType) -> T.DataType:
+    """The Spark type of a partial / output Arrow type."""
+    if pa.types.is_decimal(t):
+        return T.DecimalType(t.precision, t.scale)
+    if pa.types.is_timestamp(t):
+        return T.TimestampType() if t.tz is not None else T.TimestampNTZType()
+    if pa.types.is_list(t):
+        return T.ArrayType(_spark_type(t.value_type), t.value_field.nullable)
+    simple: dict[pa.DataType, T.DataType] = {
+        pa.bool_(): T.BooleanType(),
+        pa.int8(): T.ByteType(),
+        pa.int16(): T.ShortType(),
+        pa.int32(): T.IntegerType(),
+        pa.int64(): T.LongType(),
+        pa.float32(): T.FloatType(),
+        pa.float64(): T.DoubleType(),
+        pa.string(): T.StringType(),
+        pa.large_string(): T.StringType(),
+        pa.binary(): T.BinaryType(),
+        pa.large_binary(): T.BinaryType(),
+        pa.date32(): T.DateType(),
+    }
+    return simple[t]
+
+
+def _spark_struct(schema: pa.Schema) -> T.StructType:
+    return T.StructType([T.StructField(f.name, _spark_type(f.type), f.nullable) for f in schema])
+
+
+def _quote(name: str) -> str:
+    return "`" + name.replace("`", "``") + "`"
+
+
+def _resolver(df: DataFrame, case_sensitive: bool) -> Any:
+    """Maps a user's column name to the DataFrame's (Spark's case rules; top-level only)."""
+    names = df.columns
+
+    def resolve(name: Any) -> Any:
+        if not isinstance(name, str) or name in names or case_sensitive:
+            return name
+        matches = [n for n in names if n.lower() == name.lower()]
+        return matches[0] if len(set(matches)) == 1 else name
+
+    return resolve
+
+
+# ---------------------------------------------------------------------------------------------
+# window_agg
+
+
+def window_agg(
+    df: DataFrame,
+    spec: WindowSpec,
+    by: str | Sequence[str] | None,
+    aggs: Sequence[AggSpec],
+    *,
+    bundle_rows: int = DEFAULT_BUNDLE_ROWS,
+    bundle_bytes: int = DEFAULT_BUNDLE_BYTES,
+    metrics: WindowMetrics | None = None,
+) -> DataFrame:
+    """Windowed aggregation of a DataFrame with Flink's sliced windows; Spark's result types.
+
+    The same rows as ``df.groupBy(F.window(...), *by).agg(...)`` (for hop windows: Spark's
+    sliding ``window()``), with the window as three flat columns and HOP windows moved forward by
+    retract-merge over shared slices instead of each row being copied into every window.
+
+    Args:
+        df: a batch DataFrame (streaming is not supported yet).
+        spec: :func:`sliceflow.window.tumble`, :func:`~sliceflow.window.hop` or
+            :func:`~sliceflow.window.cumulate` on a TIMESTAMP or TIMESTAMP_NTZ column.
+        by: grouping column name(s); ``None`` or ``[]`` for windows over all rows.
+        aggs: :func:`sliceflow.window.count`, ``sum``, ``avg``, ``min``, ``max``,
+            ``count_distinct``, ``first_value``, ``last_value`` (``.alias(name)`` to rename).
+        bundle_rows, bundle_bytes: the local phase's bundle buffer flushes after this many
+            input rows or bytes (per task).
+        metrics: a :class:`WindowMetrics` to which the kernel's counters are added.
+
+    Returns:
+        A DataFrame with ``window_start``, ``window_end``, ``window_time`` (``end - 1 µs``, the
+        time column's type), the ``by`` columns and one column per aggregate. Integer / decimal
+        overflow follows ``spark.sql.ansi.enabled`` (error, or wrap / null).
+
+    Example:
+        >>> from sliceflow import window as W
+        >>> from sliceflow.spark import window_agg
+        >>> out = window_agg(bids, W.hop("ts", size="1 day", slide="1 minute"),
+        ...                  by=["auction"],
+        ...                  aggs=[W.count().alias("bids"), W.max("price").alias("top")],
+        ...                  )  # doctest: +SKIP
+    """
+    if not isinstance(df, DataFrame):
+        raise TypeError(f"window_agg takes a pyspark DataFrame, not {type(df).__name__}")
+    if df.isStreaming:
+        raise NotImplementedError(
+            "streaming window_agg is not supported yet: use it on a batch DataFrame"
+        )
+    spark = df.sparkSession
+    conf = spark.conf
+    ansi = str(conf.get("spark.sql.ansi.enabled", "true")).lower() == "true"
+    large_var = (
+        str(conf.get("spark.sql.execution.arrow.useLargeVarTypes", "false")).lower() == "true"
+    )
+    case_sensitive = str(conf.get("spark.sql.caseSensitive", "false")).lower() == "true"
+    time_zone = session_time_zone(spark)
+
+    if not isinstance(spec, WindowSpec):
+        raise TypeError(
+            "spec must be a window spec from sliceflow.window (tumble, hop, cumulate), "
+            f"not {type(spec).__name__}"
+        )
+    if isinstance(aggs, AggSpec):
+        aggs = [aggs]
+    by_list = [by] if isinstance(by, str) else list(by or [])
+    resolve = _resolver(df, case_sensitive)
+    spec = WindowSpec(spec.kind, resolve(spec.time_col), spec.size, spec.slide, spec.offset)
+    by_list = [resolve(name) for name in by_list]
+    aggs = [
+        a if not isinstance(a, AggSpec) or a.col is None else AggSpec(a.fn, resolve(a.col), a.name)
+        for a in aggs
+    ]
+
+    # Only the columns the aggregation reads travel to Python, each once.
+    referenced = [spec.time_col, *by_list, *(a.col for a in aggs if isinstance(a, AggSpec))]
+    used = list(dict.fromkeys(n for n in referenced if isinstance(n, str)))
+    columns = df.columns
+    if all(columns.count(name) == 1 for name in used):
+        fields = {f.name: f for f in df.schema.fields}
+        input_schema = pa.schema(
+            [_arrow_field(fields[name], time_zone, large_var) for name in used]
+        )
+    else:  # a missing or ambiguous column: build_plan reports it against every column
+        input_schema = _schema_for_errors(df, time_zone, large_var)
+    wp = build_plan(
+        input_schema,
+        spec,
+        by_list,
+        aggs,
+        ansi=ansi,
+        bundle_rows=bundle_rows,
+        bundle_bytes=bundle_bytes,
+    )
+    partial_struct = _spark_struct(wp.partial_schema)
+    output_struct = _spark_struct(wp.output_schema)
+    accumulator = metrics._accumulator if metrics is not None else None
+
+    def local_fn(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        stats: dict[str, int] | None = {} if accumulator is not None else None
+        inputs = (conform(b, wp.input_schema) for b in batches)
+        yield from _local_phase(wp, inputs, stats)
+        if accumulator is not None and stats:
+            accumulator.add(stats)
+
+    def global_fn(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        stats: dict[str, int] | None = {} if accumulator is not None else None
+        yield from _global_phase(wp, batches, stats)
+        if accumulator is not None and stats:
+            accumulator.add(stats)
+
+    local_fn.__name__ = "window_agg_local"
+    global_fn.__name__ = "window_agg_global"
+    selected = df.select(*[F.col(_quote(name)) for name in wp.input_schema.names])
+    partials = selected.mapInArrow(local_fn, partial_struct)
+    shuffled = partials.repartition("__key").sortWithinPartitions("__key", "__slice")
+    return shuffled.mapInArrow(global_fn, output_struct)
+
+
+def _arrow_field(field: T.StructField, time_zone: str, large_var: bool) -> pa.Field:
+    dt = field.dataType
+    if isinstance(dt, T.StringType):
+        collation = getattr(dt, "collation", None) or "UTF8_BINARY"
+        if collation != "UTF8_BINARY":
+            raise ValueError(
+                f"column {field.name!r} has collation {collation}; window_agg groups and "
+                "compares strings bytewise (UTF8_BINARY) only"
+            )
+    try:
+        return pa.field(field.name, _arrow_type(dt, time_zone, large_var), field.nullable)
+    except ValueError as e:
+        raise ValueError(f"column {field.name!r}: {e}") from None
+
+
+def _schema_for_errors(df: DataFrame, time_zone: str, large_var: bool) -> pa.Schema:
+    """An Arrow schema of every column (unsupported types as null), for build_plan's errors."""
+    fields = []
+    for f in df.schema.fields:
+        try:
+            t = _arrow_type(f.dataType, time_zone, large_var)
+        except ValueError:
+            t = pa.null()
+        fields.append(pa.field(f.name, t))
+    return pa.schema(fields)
