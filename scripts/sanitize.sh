@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The C++ core under ASan+UBSan: a bounded libFuzzer run of the JSON decoder, then the
-# Python decoder tests against an extension built with the sanitizers.
+# The C++ core under ASan+UBSan: bounded libFuzzer runs of the JSON decoder and the window
+# kernel, then the decoder's and the window kernel's Python tests against an extension built
+# with the sanitizers.
 #   FUZZ_SECONDS=600 bash scripts/sanitize.sh   # a longer fuzz run
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,16 +12,21 @@ mkdir -p "$build" "$build/corpus"
 if command -v clang++ >/dev/null 2>&1; then
   cmake -S . -B "$build/fuzz" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DSLICEFLOW_PYTHON=OFF -DSLICEFLOW_FUZZ=ON -DSLICEFLOW_SANITIZE=address,undefined >/dev/null
-  cmake --build "$build/fuzz" -j2 --target fuzz_json_decode >/dev/null
+  cmake --build "$build/fuzz" -j2 --target fuzz_json_decode fuzz_window >/dev/null
   cp -n tests/data/fuzz_seeds/* "$build/corpus/" 2>/dev/null || true
-  echo "fuzzing the JSON decoder for ${FUZZ_SECONDS}s"
-  if ! "$build/fuzz/fuzz_json_decode" -max_total_time="$FUZZ_SECONDS" -max_len=4096 \
-      -print_final_stats=1 -artifact_prefix="$build/" "$build/corpus" >"$build/fuzz.log" 2>&1; then
-    grep -A30 -E "ERROR|runtime error" "$build/fuzz.log" | head -60
-    echo "the fuzzer found a crash: $(ls "$build"/crash-* 2>/dev/null)" >&2
-    exit 1
-  fi
-  grep -E "^stat::(number_of_executed_units|peak_rss_mb)" "$build/fuzz.log"  || true
+  mkdir -p "$build/window_corpus"
+  fuzz() {  # name, corpus, max_len
+    echo "fuzzing $1 for ${FUZZ_SECONDS}s"
+    if ! "$build/fuzz/$1" -max_total_time="$FUZZ_SECONDS" -max_len="$3" -print_final_stats=1 \
+        -artifact_prefix="$build/$1-" "$2" >"$build/$1.log" 2>&1; then
+      grep -A30 -E "ERROR|runtime error|deadly signal" "$build/$1.log" | head -60
+      echo "the fuzzer found a crash: $(ls "$build/$1"-crash-* 2>/dev/null)" >&2
+      exit 1
+    fi
+    grep -E "^stat::(number_of_executed_units|peak_rss_mb)" "$build/$1.log" || true
+  }
+  fuzz fuzz_json_decode "$build/corpus" 4096
+  fuzz fuzz_window "$build/window_corpus" 512
 else
   echo "clang++ not found: skipping the libFuzzer run" >&2
   exit 1
@@ -45,4 +51,4 @@ root=$PWD
 (cd "$build" && PYTHONPATH="$root/$build/site" LD_PRELOAD="$asan:$ubsan" \
   ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
   "$root/.venv/bin/python" -m pytest -q -p no:cacheprovider "$root/tests/test_json_decode.py" \
-  "$root/tests/test_fast_path.py")
+  "$root/tests/test_fast_path.py" "$root/tests/test_window_kernel.py")

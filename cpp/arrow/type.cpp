@@ -3,6 +3,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 namespace sliceflow::arrow {
 namespace {
@@ -33,7 +35,95 @@ void parse_decimal(const ArrowSchema& schema, Type& type) {
   type.scale = static_cast<int>(scale);
 }
 
+struct ExportedSchema {
+  std::string format;
+  std::string name;
+  std::vector<ArrowSchema> children;
+  std::vector<ArrowSchema*> child_pointers;
+};
+
+void release_schema(ArrowSchema* schema) {
+  std::unique_ptr<ExportedSchema> owner(static_cast<ExportedSchema*>(schema->private_data));
+  for (ArrowSchema& child : owner->children) {
+    if (child.release != nullptr) child.release(&child);
+  }
+  schema->release = nullptr;
+}
+
+std::string format_of(const Type& type) {
+  switch (type.kind) {
+    case Kind::Bool:
+      return "b";
+    case Kind::Int8:
+      return "c";
+    case Kind::Int16:
+      return "s";
+    case Kind::Int32:
+      return "i";
+    case Kind::Int64:
+      return "l";
+    case Kind::Float32:
+      return "f";
+    case Kind::Float64:
+      return "g";
+    case Kind::Decimal128:
+      return "d:" + std::to_string(type.precision) + "," + std::to_string(type.scale);
+    case Kind::Utf8:
+      return "u";
+    case Kind::Binary:
+      return "z";
+    case Kind::Date32:
+      return "tdD";
+    case Kind::TimestampUs:
+      return "tsu:" + type.timezone;
+    case Kind::List:
+      return "+l";
+    case Kind::Struct:
+      return "+s";
+    case Kind::Map:
+      return "+m";
+  }
+  return "";
+}
+
 }  // namespace
+
+void export_schema(const Type& type, ArrowSchema* out) {
+  auto owner = std::make_unique<ExportedSchema>();
+  owner->format = format_of(type);
+  owner->name = type.name;
+  if (type.kind == Kind::Map) {
+    // One child: the entries struct of key and value.
+    owner->children.resize(1);
+    ArrowSchema& e = owner->children[0];
+    auto entries_owner = std::make_unique<ExportedSchema>();
+    entries_owner->format = "+s";
+    entries_owner->name = "entries";
+    entries_owner->children.resize(2);
+    export_schema(*type.children[0], &entries_owner->children[0]);
+    export_schema(*type.children[1], &entries_owner->children[1]);
+    for (ArrowSchema& c : entries_owner->children) entries_owner->child_pointers.push_back(&c);
+    e = ArrowSchema{entries_owner->format.c_str(), entries_owner->name.c_str(), nullptr, 0, 2,
+                    entries_owner->child_pointers.data(), nullptr, release_schema, nullptr};
+    e.private_data = entries_owner.release();
+  } else {
+    owner->children.resize(type.children.size());
+    for (size_t i = 0; i < type.children.size(); ++i) {
+      export_schema(*type.children[i], &owner->children[i]);
+    }
+  }
+  for (ArrowSchema& c : owner->children) owner->child_pointers.push_back(&c);
+  *out = ArrowSchema{owner->format.c_str(),
+                     owner->name.c_str(),
+                     nullptr,
+                     type.nullable ? ARROW_FLAG_NULLABLE : 0,
+                     static_cast<int64_t>(owner->children.size()),
+                     owner->children.empty() ? nullptr : owner->child_pointers.data(),
+                     nullptr,
+                     release_schema,
+                     nullptr};
+  out->private_data = owner.release();
+}
 
 std::unique_ptr<Type> type_from_schema(const ArrowSchema& schema) {
   if (schema.format == nullptr || schema.release == nullptr) {

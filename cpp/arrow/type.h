@@ -41,6 +41,9 @@ struct Type {
   bool is_ntz() const { return kind == Kind::TimestampUs && timezone.empty(); }
 };
 
+// Writes `type` as an ArrowSchema tree (the consumer calls out->release).
+void export_schema(const Type& type, ArrowSchema* out);
+
 // Parses an ArrowSchema tree. Throws std::invalid_argument naming the unsupported format.
 std::unique_ptr<Type> type_from_schema(const ArrowSchema& schema);
 

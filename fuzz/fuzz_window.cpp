@@ -1,0 +1,279 @@
+// libFuzzer harness for the window kernel. The input bytes pick a window (kind, size, slide,
+// offset), a bundle size, an output batch size and rows (key, time, integer, double and string
+// values, each possibly null). The rows go through the local phase in small batches, the
+// partial rows are sorted by (key, slice) as Spark's shuffle would sort them, and the global
+// phase sweeps them. Checks, besides the sanitizers: every row with a time is counted by
+// count(*) in exactly as many windows as hold it (TUMBLE and HOP: size/slide when the slide
+// divides the size; CUMULATE: the steps from its slice to the cycle's end).
+// Built by scripts/sanitize.sh with clang -fsanitize=fuzzer,address,undefined.
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "arrow/builder.h"
+#include "arrow/column_view.h"
+#include "arrow/type.h"
+#include "window/global_aggregator.h"
+#include "window/local_aggregator.h"
+#include "window/plan.h"
+#include "window/slice_assigner.h"
+
+namespace {
+
+using sliceflow::arrow::ColumnBuilder;
+using sliceflow::arrow::ColumnView;
+using sliceflow::arrow::Kind;
+using sliceflow::arrow::Type;
+namespace win = sliceflow::window;
+
+std::unique_ptr<Type> leaf(const std::string& name, Kind kind, const char* tz = "") {
+  auto t = std::make_unique<Type>();
+  t->name = name;
+  t->kind = kind;
+  t->timezone = tz;
+  return t;
+}
+
+std::unique_ptr<Type> list_of(const std::string& name, Kind kind) {
+  auto t = leaf(name, Kind::List);
+  t->children.push_back(leaf("item", kind));
+  return t;
+}
+
+std::unique_ptr<Type> decimal(const std::string& name, int precision, int scale) {
+  auto t = leaf(name, Kind::Decimal128);
+  t->precision = precision;
+  t->scale = scale;
+  return t;
+}
+
+std::unique_ptr<Type> clone(const Type& t) {
+  auto c = std::make_unique<Type>();
+  c->kind = t.kind;
+  c->name = t.name;
+  c->nullable = t.nullable;
+  c->precision = t.precision;
+  c->scale = t.scale;
+  c->timezone = t.timezone;
+  for (const auto& child : t.children) c->children.push_back(clone(*child));
+  return c;
+}
+
+struct Owned {
+  ArrowSchema schema{};
+  ArrowArray array{};
+  Owned() = default;
+  Owned(const Owned&) = delete;
+  Owned& operator=(const Owned&) = delete;
+  ~Owned() {
+    if (array.release != nullptr) array.release(&array);
+    if (schema.release != nullptr) schema.release(&schema);
+  }
+};
+
+std::unique_ptr<Owned> own(const Type& type, std::unique_ptr<ArrowArray> array) {
+  auto o = std::make_unique<Owned>();
+  sliceflow::arrow::export_schema(type, &o->schema);
+  o->array = *array;
+  array->release = nullptr;
+  return o;
+}
+
+void copy_value(const ColumnView& in, int64_t row, ColumnBuilder& out) {
+  if (in.is_null(row)) return out.append_null();
+  switch (out.type().kind) {
+    case Kind::Int64:
+      return out.append_fixed<int64_t>(in.i64(row));
+    case Kind::Float64:
+      return out.append_fixed<double>(in.f64(row));
+    case Kind::Decimal128:
+      return out.append_fixed<sliceflow::int128>(in.i128(row));
+    case Kind::Utf8:
+    case Kind::Binary:
+      return out.append_string(in.str(row));
+    case Kind::List:
+      for (int64_t k = in.list_begin(row); k < in.list_end(row); ++k) {
+        copy_value(in.child(0), k, out.child(0));
+      }
+      return out.finish_list();
+    default:
+      __builtin_trap();
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size < 8) return 0;
+  constexpr int64_t unit = 1000;
+  win::Plan plan;
+  const int64_t slide_units = 1 + data[1] % 8;
+  switch (data[0] % 3) {
+    case 0:
+      plan.kind = win::WindowKind::Tumble;
+      plan.size = plan.slide = slide_units * unit;
+      break;
+    case 1:
+      plan.kind = win::WindowKind::Hop;
+      plan.slide = slide_units * unit;
+      plan.size = plan.slide * (1 + data[2] % 5) + (data[3] % 2 ? (data[3] / 2 % slide_units) * unit : 0);
+      break;
+    default:
+      plan.kind = win::WindowKind::Cumulate;
+      plan.slide = slide_units * unit;
+      plan.size = plan.slide * (1 + data[2] % 6);
+      break;
+  }
+  plan.offset = static_cast<int8_t>(data[4]) * unit / 3;
+  plan.num_keys = 1;
+  plan.bundle_rows = 1 + data[5] % 16;
+  const int64_t max_output = 1 + data[6] % 8;
+  const size_t batch_rows = 1 + data[7] % 7;
+  // Input columns: k, ts, v (int64), d (double), s (string).
+  plan.aggs = {{win::AggFn::Count, -1},        {win::AggFn::Count, 2},      {win::AggFn::Sum, 2},
+               {win::AggFn::Avg, 3},           {win::AggFn::Min, 4},        {win::AggFn::Max, 2},
+               {win::AggFn::CountDistinct, 4}, {win::AggFn::FirstValue, 2}, {win::AggFn::LastValue, 3},
+               {win::AggFn::Sum, 3},           {win::AggFn::Avg, 2}};
+
+  auto input = leaf("", Kind::Struct);
+  input->children.push_back(leaf("k", Kind::Int64));
+  input->children.push_back(leaf("ts", Kind::TimestampUs, "UTC"));
+  input->children.push_back(leaf("v", Kind::Int64));
+  input->children.push_back(leaf("d", Kind::Float64));
+  input->children.push_back(leaf("s", Kind::Utf8));
+
+  auto partial = leaf("", Kind::Struct);
+  partial->children.push_back(leaf("__key", Kind::Binary));
+  partial->children.push_back(leaf("__slice", Kind::Int64));
+  auto add = [&](std::unique_ptr<Type> t) { partial->children.push_back(std::move(t)); };
+  add(leaf("c0", Kind::Int64));
+  add(leaf("c1", Kind::Int64));
+  add(decimal("s2", 38, 0));
+  add(leaf("n2", Kind::Int64));
+  add(leaf("s3", Kind::Float64));
+  add(leaf("n3", Kind::Int64));
+  add(leaf("v4", Kind::Utf8));
+  add(leaf("v5", Kind::Int64));
+  add(list_of("v6", Kind::Utf8));
+  add(list_of("c6", Kind::Int64));
+  add(leaf("v7", Kind::Int64));
+  add(leaf("t7", Kind::Int64));
+  add(leaf("v8", Kind::Float64));
+  add(leaf("t8", Kind::Int64));
+  add(leaf("s9", Kind::Float64));
+  add(leaf("n9", Kind::Int64));
+  add(decimal("s10", 38, 0));
+  add(leaf("n10", Kind::Int64));
+
+  auto output = leaf("", Kind::Struct);
+  for (const char* name : {"window_start", "window_end", "window_time"}) {
+    output->children.push_back(leaf(name, Kind::TimestampUs, "UTC"));
+  }
+  output->children.push_back(leaf("k", Kind::Int64));
+  for (auto [name, kind] : {std::pair{"count", Kind::Int64}, {"count_v", Kind::Int64},
+                            {"sum_v", Kind::Int64}, {"avg_d", Kind::Float64}, {"min_s", Kind::Utf8},
+                            {"max_v", Kind::Int64}, {"distinct_s", Kind::Int64},
+                            {"first_v", Kind::Int64}, {"last_d", Kind::Float64},
+                            {"sum_d", Kind::Float64}, {"avg_v", Kind::Float64}}) {
+    output->children.push_back(leaf(name, kind));
+  }
+
+  const win::SliceAssigner assigner(plan);
+  int64_t expected_counts = 0;
+  std::vector<std::unique_ptr<Owned>> partials;
+  try {
+    win::LocalAggregator local(plan, clone(*input), clone(*partial));
+    ColumnBuilder batch(*input);
+    auto flush_batch = [&]() {
+      if (batch.length() == 0) return;
+      auto array = std::make_unique<ArrowArray>();
+      batch.export_to(array.get());
+      auto owned = own(*input, std::move(array));
+      local.add(owned->schema, owned->array);
+      while (auto p = local.take()) partials.push_back(own(*partial, std::move(p)));
+    };
+    for (size_t at = 8; at + 5 <= size; at += 5) {
+      const uint8_t* r = data + at;
+      if (r[0] == 0xFF) {
+        batch.child(0).append_null();
+      } else {
+        batch.child(0).append_fixed<int64_t>(r[0] % 7);
+      }
+      int16_t t;
+      std::memcpy(&t, r + 1, 2);
+      if (t == INT16_MIN) {
+        batch.child(1).append_null();
+      } else {
+        const int64_t ts = int64_t{t} * unit / 4;
+        batch.child(1).append_fixed<int64_t>(ts);
+        const sliceflow::int128 s = assigner.slice_start(ts);
+        if (plan.kind == win::WindowKind::Cumulate) {
+          const sliceflow::int128 c = assigner.cycle_start(s);
+          expected_counts += static_cast<int64_t>((c + plan.size - s) / plan.slide);
+        } else if (plan.size % plan.slide == 0) {
+          expected_counts += plan.size / plan.slide;
+        }
+      }
+      if (r[3] == 0xFF) {
+        batch.child(2).append_null();
+        batch.child(3).append_null();
+        batch.child(4).append_null();
+      } else {
+        const auto v = static_cast<int8_t>(r[3]);
+        batch.child(2).append_fixed<int64_t>(v * int64_t{1000000007});
+        batch.child(3).append_fixed<double>(v * 0.25);
+        batch.child(4).append_string(std::string(1 + r[4] % 3, static_cast<char>('a' + r[4] % 5)));
+      }
+      batch.finish_struct();
+      if (static_cast<size_t>(batch.length()) >= batch_rows) flush_batch();
+    }
+    flush_batch();
+    if (auto p = local.finish()) partials.push_back(own(*partial, std::move(p)));
+
+    // Spark's shuffle: by key, sorted by (key, slice).
+    std::vector<std::unique_ptr<ColumnView>> views;
+    std::vector<std::tuple<std::string, int64_t, size_t, int64_t>> order;
+    for (size_t b = 0; b < partials.size(); ++b) {
+      views.push_back(std::make_unique<ColumnView>(partials[b]->schema, partials[b]->array));
+      for (int64_t row = 0; row < views[b]->length(); ++row) {
+        order.emplace_back(std::string(views[b]->child(0).str(row)), views[b]->child(1).i64(row), b, row);
+      }
+    }
+    std::sort(order.begin(), order.end());
+    win::GlobalAggregator global(plan, clone(*partial), clone(*output),
+                                 max_output);
+    int64_t counted = 0;
+    auto drain = [&]() {
+      while (auto out = global.pull()) {
+        auto owned = own(*output, std::move(out));
+        const ColumnView view(owned->schema, owned->array);
+        for (int64_t row = 0; row < view.length(); ++row) counted += view.child(4).i64(row);
+      }
+    };
+    ColumnBuilder sorted(*partial);
+    for (size_t i = 0; i < order.size(); ++i) {
+      const auto& [key, slice, b, row] = order[i];
+      for (size_t c = 0; c < views[b]->num_children(); ++c) copy_value(views[b]->child(c), row, sorted.child(c));
+      sorted.finish_struct();
+      if (static_cast<size_t>(sorted.length()) >= batch_rows || i + 1 == order.size()) {
+        auto array = std::make_unique<ArrowArray>();
+        sorted.export_to(array.get());
+        auto owned = own(*partial, std::move(array));
+        global.add(owned->schema, &owned->array);
+        drain();
+      }
+    }
+    global.finish();
+    drain();
+    const bool checkable = plan.kind == win::WindowKind::Cumulate || plan.size % plan.slide == 0;
+    if (checkable && counted != expected_counts) __builtin_trap();
+  } catch (const std::exception&) {
+    // Overflow errors (ANSI sums) are answers, not crashes.
+  }
+  return 0;
+}
