@@ -368,12 +368,13 @@ def test_plan_dict_and_local_columns() -> None:
     # keys, time, then every argument column once (a key used as an argument appears again)
     assert wp.input_columns == ["auction", "bidder", "ts", "price", "bidder", "qty"]
     assert wp.local_schema.names == ["__k0", "__k1", "__time", "__v0", "__v1", "__v2"]
+    # large_string columns reach the kernel as string
     assert wp.local_schema.types == [
         pa.int64(),
-        pa.large_string(),
+        pa.string(),
         TS,
         pa.decimal128(10, 2),
-        pa.large_string(),
+        pa.string(),
         pa.int32(),
     ]
 
@@ -818,6 +819,21 @@ def test_aggregate_inputs() -> None:
         W.aggregate(iter([]), spec, "auction", [W.count()])
     with pytest.raises(TypeError, match="data must be a pyarrow Table"):
         W.aggregate({"a": [1]}, spec, "auction", [W.count()])  # type: ignore[arg-type]
+
+
+@needs_kernel
+def test_aggregate_large_string() -> None:
+    t = pa.table(
+        {
+            "k": pa.array(["a", "b", "a", None], pa.large_string()),
+            "ts": pa.array([0, 1, 2, 3], pa.timestamp("us")),
+        }
+    )
+    out = W.aggregate(t, W.tumble("ts", "1 second"), ["k"], [W.count(), W.max("k")])
+    assert out.schema.field("k").type == pa.string()
+    assert out.schema.field("max(k)").type == pa.string()
+    rows = sorted((r["k"] or "", r["count(1)"], r["max(k)"]) for r in out.to_pylist())
+    assert rows == [("", 1, None), ("a", 2, "a"), ("b", 1, "b")]
 
 
 @needs_kernel

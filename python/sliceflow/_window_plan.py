@@ -59,7 +59,8 @@ class WindowPlan:
         return [self.input_schema.field(i).name for i in self.input_indices]
 
     def local_batch(self, batch: pa.RecordBatch) -> pa.RecordBatch:
-        """The local input columns of ``batch`` (zero-copy). ``batch`` has ``input_schema``."""
+        """The local input columns of ``batch`` (zero-copy but for large_string columns, which
+        are cast to string). ``batch`` has ``input_schema``."""
         schema = batch.schema
         if schema is not self.input_schema and not schema.equals(self.input_schema):
             if schema.names != self.input_schema.names or schema.types != self.input_schema.types:
@@ -67,9 +68,12 @@ class WindowPlan:
                     "every batch must have the schema the window plan was built for: "
                     f"expected {self.input_schema}, got {schema}"
                 )
-        return pa.RecordBatch.from_arrays(
-            [batch.column(i) for i in self.input_indices], schema=self.local_schema
-        )
+        columns = [batch.column(i) for i in self.input_indices]
+        columns = [
+            c if c.type == f.type else c.cast(f.type)
+            for c, f in zip(columns, self.local_schema, strict=True)
+        ]
+        return pa.RecordBatch.from_arrays(columns, schema=self.local_schema)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -363,9 +367,13 @@ def build_plan(
         arg_types.append(t)
 
     n = len(by)
-    local_fields = [schema.field(i).with_name(f"__k{j}") for j, i in enumerate(key_idx)]
-    local_fields.append(schema.field(time_idx).with_name("__time"))
-    local_fields += [schema.field(i).with_name(f"__v{j}") for j, i in enumerate(indices[n + 1 :])]
+    # Strings reach the kernel as string (large_string columns are cast batch by batch).
+    names = [f"__k{j}" for j in range(n)] + ["__time"]
+    names += [f"__v{j}" for j in range(len(indices) - n - 1)]
+    local_fields = [
+        schema.field(i).with_name(name).with_type(_carried(schema.field(i).type))
+        for name, i in zip(names, indices, strict=True)
+    ]
     local_schema = pa.schema(local_fields)
 
     partial_fields = [
