@@ -187,7 +187,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   int64_t expected_counts = 0;
   std::vector<std::unique_ptr<Owned>> partials;
   try {
-    win::LocalAggregator local(plan, clone(*input), clone(*partial));
+    win::LocalAggregator local(plan, input->children.size(), clone(*partial));
     ColumnBuilder batch(*input);
     auto flush_batch = [&]() {
       if (batch.length() == 0) return;

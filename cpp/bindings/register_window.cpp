@@ -57,6 +57,16 @@ std::unique_ptr<arrow::Type> type_of(const py::capsule& schema) {
   return arrow::type_from_schema(*capsule_pointer<ArrowSchema>(schema, "arrow_schema"));
 }
 
+// The input is read through ColumnView when batches come (it takes large strings too): here
+// only its shape matters.
+size_t input_columns(const py::capsule& schema) {
+  const auto* s = capsule_pointer<ArrowSchema>(schema, "arrow_schema");
+  if (s->format == nullptr || std::string(s->format) != "+s") {
+    throw std::invalid_argument("the window input schema must be a struct of columns");
+  }
+  return static_cast<size_t>(s->n_children);
+}
+
 py::object maybe_capsule(std::unique_ptr<ArrowArray> array) {
   if (!array) return py::none();
   return array_capsule(std::move(array));
@@ -65,7 +75,7 @@ py::object maybe_capsule(std::unique_ptr<ArrowArray> array) {
 class PyLocal {
  public:
   PyLocal(const py::dict& plan, const py::capsule& input_schema, const py::capsule& partial_schema)
-      : agg_(plan_from(plan), type_of(input_schema), type_of(partial_schema)) {}
+      : agg_(plan_from(plan), input_columns(input_schema), type_of(partial_schema)) {}
 
   bool add(const py::capsule& schema, const py::capsule& array) {
     const auto* s = capsule_pointer<ArrowSchema>(schema, "arrow_schema");

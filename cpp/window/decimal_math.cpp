@@ -1,7 +1,7 @@
 #include "window/decimal_math.h"
 
-#include <algorithm>
 #include <array>
+#include <cstddef>
 
 namespace sliceflow::window {
 namespace {
@@ -92,24 +92,17 @@ bool WideSum::fits(int digits, int128* out) const {
   return true;
 }
 
-bool decimal_avg(int128 sum, int64_t count, int p1, int s, int rp, int rs, int128* out) {
+bool decimal_avg(int128 sum, int64_t count, int s, int rp, int rs, int128* out) {
   const bool negative = sum < 0;
   const uint128 magnitude = negative ? -static_cast<uint128>(sum) : static_cast<uint128>(sum);
-  // Decimal division in Spark: BigDecimal.divide to scale 38, half up.
+  // Spark's Decimal division: BigDecimal.divide to scale 38, half up ...
   U256 q = U256::of(magnitude);
   mul_pow10(q, 38 - s);
   const auto n = static_cast<uint64_t>(count);
   const uint64_t rem = q.divmod(n);
   if (rem >= n - rem) q.add(1);
-  // The Divide expression's type: DECIMAL(38, max(38 - (p1 - s), 6)) (precision loss allowed).
-  const int divide_scale = std::max(38 - (p1 - s), 6);
-  div_pow10_half_up(q, 38 - divide_scale);
-  // The cast to the result type.
-  if (rs < divide_scale) {
-    div_pow10_half_up(q, divide_scale - rs);
-  } else {
-    mul_pow10(q, rs - divide_scale);
-  }
+  // ... then toPrecision(rp, rs), half up.
+  div_pow10_half_up(q, 38 - rs);
   if (!q.fits128()) return false;
   const uint128 v = q.low128();
   if (v >= static_cast<uint128>(pow10_128(rp))) return false;

@@ -1,6 +1,6 @@
 // Exact decimal arithmetic for sum and avg of DECIMAL columns: a 128-bit sum that counts its
 // wrap-arounds (so retraction stays exact even past int128), and Spark's avg division
-// (round half up to scale 38, then to the Divide's scale, then to the result scale).
+// (DecimalDivideWithOverflowCheck: round half up to scale 38, then to the result scale).
 #pragma once
 
 #include <cstdint>
@@ -38,8 +38,8 @@ struct WideSum {
 
 int128 pow10_128(int n);  // 0 <= n <= 38
 
-// Spark's avg of a DECIMAL(p, s) column: sum (DECIMAL(p1 = min(38, p + 10), s)) divided by the
-// count, with Spark's three roundings, as DECIMAL(rp, rs). False: the result overflows rp.
-bool decimal_avg(int128 sum, int64_t count, int p1, int s, int rp, int rs, int128* out);
+// Spark's avg of a DECIMAL(p, s) column: the sum (scale s) divided by the count, as
+// DECIMAL(rp, rs). False: the result overflows rp digits.
+bool decimal_avg(int128 sum, int64_t count, int s, int rp, int rs, int128* out);
 
 }  // namespace sliceflow::window

@@ -28,8 +28,8 @@ struct LocalStats {
 
 class LocalAggregator {
  public:
-  LocalAggregator(Plan plan, std::unique_ptr<arrow::Type> input_type,
-                  std::unique_ptr<arrow::Type> partial_type);
+  // `input_columns`: the number of columns of the input batches (keys, time, arguments).
+  LocalAggregator(Plan plan, size_t input_columns, std::unique_ptr<arrow::Type> partial_type);
 
   // Folds one batch (a struct array of the input columns). True: a flushed partial batch is
   // ready for take().
@@ -47,7 +47,7 @@ class LocalAggregator {
 
   Plan plan_;
   SliceAssigner assigner_;
-  std::unique_ptr<arrow::Type> input_type_;
+  size_t input_columns_;
   std::unique_ptr<arrow::Type> partial_type_;
   arrow::ColumnBuilder partial_;
   bundle::BundleBuffer buffer_;

@@ -127,7 +127,7 @@ struct DecimalSumOps {
     int128 value = 0;
     bool ok = a.overflowed == 0 && a.s.fits(p1, &sum);
     if (ok) {
-      ok = avg ? decimal_avg(sum, a.n, p1, scale, rp, rs, &value) : a.s.fits(rp, &value);
+      ok = avg ? decimal_avg(sum, a.n, scale, rp, rs, &value) : a.s.fits(rp, &value);
     }
     if (ok) return out.append_fixed<int128>(value);
     if (ansi) overflow("decimal", name);
