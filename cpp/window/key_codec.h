@@ -12,33 +12,57 @@
 
 #include "arrow/builder.h"
 #include "arrow/column_view.h"
+#include "arrow/int128.h"
 #include "arrow/type.h"
 
 namespace sliceflow::window {
 
-inline uint64_t mix64(uint64_t x) {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
-  x *= 0xc4ceb9fe1a85ec53ULL;
-  x ^= x >> 33;
-  return x;
+// 64x64 -> 128-bit multiply, folded (the mixing step of wyhash-style hashes).
+inline uint64_t fold_mul(uint64_t a, uint64_t b) {
+  const uint128 r = static_cast<uint128>(a) * b;
+  return static_cast<uint64_t>(r) ^ static_cast<uint64_t>(r >> 64);
 }
 
 inline uint64_t hash_bytes(std::string_view s) {
   const char* p = s.data();
-  size_t n = s.size();
-  uint64_t h = 0x9E3779B97F4A7C15ULL ^ (static_cast<uint64_t>(n) * 0xff51afd7ed558ccdULL);
-  while (n >= 8) {
-    uint64_t v;
-    std::memcpy(&v, p, 8);
-    h = (h ^ mix64(v)) * 0x9E3779B97F4A7C15ULL;
-    p += 8;
-    n -= 8;
+  const size_t n = s.size();
+  constexpr uint64_t k0 = 0x9E3779B97F4A7C15ULL;
+  constexpr uint64_t k1 = 0xff51afd7ed558ccdULL;
+  uint64_t a = 0;
+  uint64_t b = 0;
+  if (n <= 16) {
+    // Short keys (a tagged integer key is 9 bytes): two overlapping loads, one multiply.
+    if (n >= 8) {
+      std::memcpy(&a, p, 8);
+      std::memcpy(&b, p + n - 8, 8);
+    } else if (n >= 4) {
+      uint32_t x, y;
+      std::memcpy(&x, p, 4);
+      std::memcpy(&y, p + n - 4, 4);
+      a = x;
+      b = y;
+    } else if (n > 0) {
+      a = (static_cast<uint64_t>(static_cast<uint8_t>(p[0])) << 16) |
+          (static_cast<uint64_t>(static_cast<uint8_t>(p[n >> 1])) << 8) |
+          static_cast<uint8_t>(p[n - 1]);
+    }
+    return fold_mul(a ^ k0, b ^ (k1 * n));
   }
-  uint64_t tail = 0;
-  std::memcpy(&tail, p, n);
-  return mix64(h ^ tail ^ (static_cast<uint64_t>(n) << 56));
+  uint64_t h = k0 ^ (static_cast<uint64_t>(n) * k1);
+  size_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    std::memcpy(&a, p + i, 8);
+    std::memcpy(&b, p + i + 8, 8);
+    h = fold_mul(a ^ h, b ^ k1);
+  }
+  std::memcpy(&a, p + n - 16, 8);
+  std::memcpy(&b, p + n - 8, 8);
+  return fold_mul(a ^ h ^ k0, b ^ k1);
+}
+
+// The hash of (key, slice) that the bundle buffer is probed with.
+inline uint64_t hash_key_slice(std::string_view key, int64_t slice) {
+  return fold_mul(hash_bytes(key) ^ static_cast<uint64_t>(slice), 0x9E3779B97F4A7C15ULL);
 }
 
 inline double normalized_double(double v) {

@@ -127,13 +127,11 @@ bool LocalAggregator::add(const ArrowSchema& schema, const ArrowArray& array) {
       continue;
     }
     ts[i] = time.i64(row);
-    const int128 s = assigner_.slice_start(ts[i]);
-    if (s < std::numeric_limits<int64_t>::min() || s > std::numeric_limits<int64_t>::max()) {
+    if (!assigner_.slice_start64(ts[i], &slice[i])) {
       slots_[i] = kSkipRow;
       ++stats_.rows_out_of_range;
       continue;
     }
-    slice[i] = static_cast<int64_t>(s);
     slots_[i] = 0;
   }
 
@@ -145,8 +143,7 @@ bool LocalAggregator::add(const ArrowSchema& schema, const ArrowArray& array) {
   hashes_.resize(n);
   for (size_t i = 0; i < n; ++i) {
     if (slots_[i] == kSkipRow) continue;
-    hashes_[i] = mix64(hash_bytes(keys.key(static_cast<int64_t>(i))) ^
-                       (static_cast<uint64_t>(slice[i]) * 0x9E3779B97F4A7C15ULL));
+    hashes_[i] = hash_key_slice(keys.key(static_cast<int64_t>(i)), slice[i]);
   }
   constexpr size_t kAhead = 16;
   for (size_t i = 0; i < n; ++i) {

@@ -59,10 +59,13 @@ class SumLocal final : public LocalAgg {
       if constexpr (std::is_same_v<Sum, double>) {
         s_[slot] += arg->f64(i);
       } else {
-        const int128 v = decimal_ ? arg->i128(i) : static_cast<int128>(arg->i64(i));
-        int128 r;
-        if (__builtin_add_overflow(s_[slot], v, &r) && decimal_) overflow_[slot] = 1;
-        s_[slot] = r;
+        if (decimal_) {
+          int128 r;
+          if (__builtin_add_overflow(s_[slot], arg->i128(i), &r)) overflow_[slot] = 1;
+          s_[slot] = r;
+        } else {
+          s_[slot] += arg->i64(i);  // 2^63 rows of 2^63 stay below 2^127
+        }
       }
     }
   }
@@ -176,7 +179,7 @@ class DistinctLocal final : public LocalAgg {
       const uint32_t slot = slots[i];
       if (slot == kSkipRow || (nulls && arg->is_null(i))) continue;
       const std::string_view b = V::bytes(V::read(*arg, i), scratch);
-      const uint64_t h = mix64(hash_bytes(b) ^ (static_cast<uint64_t>(slot) * 0x9E3779B97F4A7C15ULL));
+      const uint64_t h = hash_key_slice(b, slot);
       const uint32_t id = values_.find_or_insert(b, slot, h);
       if (id >= counts_.size()) counts_.push_back(0);
       ++counts_[id];

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <numeric>
 
 #include "arrow/int128.h"
@@ -36,6 +37,23 @@ class SliceAssigner {
 
   // The start of the slice that holds time t.
   int128 slice_start(int128 t) const { return t - floor_mod(t - slice_phase_, slice_); }
+
+  // The same as an int64 (the per-row path: 64-bit division away from the ends of the time
+  // line); false if the slice starts before the int64 time line does.
+  bool slice_start64(int64_t t, int64_t* out) const {
+    constexpr int64_t kSafe = int64_t{1} << 62;
+    if (t > -kSafe && t < kSafe) {
+      const int64_t x = t - static_cast<int64_t>(slice_phase_);
+      int64_t r = x % slice_;
+      if (r < 0) r += slice_;
+      *out = t - r;
+      return true;
+    }
+    const int128 s = slice_start(t);
+    if (s < std::numeric_limits<int64_t>::min()) return false;
+    *out = static_cast<int64_t>(s);
+    return true;
+  }
 
   // HOP / TUMBLE: the earliest window start whose window [start, start + size) holds the
   // slice starting at s.
