@@ -44,7 +44,7 @@ int64_t count_nulls(const std::vector<uint8_t>& validity, int64_t length) {
 // Owns everything an exported ArrowArray points to; freed by the consumer's release call.
 struct ExportedArray {
   std::vector<uint8_t> validity;
-  std::vector<uint8_t> values;
+  ByteBuffer values;
   std::vector<int32_t> offsets;
   std::vector<char> data;
   std::vector<const void*> buffers;

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "arrow/byte_buffer.h"
 #include "arrow/c_data.h"
 #include "arrow/type.h"
 
@@ -39,9 +40,7 @@ class ColumnBuilder {
   template <typename T>
   void append_fixed(T v) {
     set_valid();
-    const size_t at = values_.size();
-    values_.resize(at + sizeof(T));
-    std::memcpy(values_.data() + at, &v, sizeof(T));
+    values_.append(v);
   }
   void append_string(std::string_view s) {
     set_valid();
@@ -92,7 +91,7 @@ class ColumnBuilder {
   int64_t length_ = 0;
   bool has_nulls_ = false;
   std::vector<uint8_t> validity_;  // empty while has_nulls_ is false (every slot valid)
-  std::vector<uint8_t> values_;   // fixed-width values, or the bool bitmap
+  ByteBuffer values_;             // fixed-width values, or the bool bitmap
   std::vector<int32_t> offsets_;  // utf8, list, map
   std::vector<char> data_;        // utf8 bytes
   std::vector<std::unique_ptr<ColumnBuilder>> children_;

@@ -1,0 +1,75 @@
+// A growable byte buffer for fixed-width Arrow values. Unlike std::vector<uint8_t>, appending a
+// value is an inlined capacity check and a memcpy: no zero-filling resize call per value, which
+// is the hottest operation of every column builder.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <new>
+
+namespace sliceflow::arrow {
+
+class ByteBuffer {
+ public:
+  ByteBuffer() = default;
+  ByteBuffer(ByteBuffer&& o) noexcept : data_(std::move(o.data_)), size_(o.size_), capacity_(o.capacity_) {
+    o.size_ = o.capacity_ = 0;
+  }
+  ByteBuffer& operator=(ByteBuffer&& o) noexcept {
+    data_ = std::move(o.data_);
+    size_ = o.size_;
+    capacity_ = o.capacity_;
+    o.size_ = o.capacity_ = 0;
+    return *this;
+  }
+  ByteBuffer(const ByteBuffer&) = delete;
+  ByteBuffer& operator=(const ByteBuffer&) = delete;
+
+  size_t size() const { return size_; }
+  size_t capacity() const { return capacity_; }
+  bool empty() const { return size_ == 0; }
+  uint8_t* data() { return data_.get(); }
+  const uint8_t* data() const { return data_.get(); }
+  uint8_t& operator[](size_t i) { return data_.get()[i]; }
+  uint8_t& back() { return data_.get()[size_ - 1]; }
+
+  template <typename T>
+  void append(const T& v) {
+    if (capacity_ - size_ < sizeof(T)) grow(size_ + sizeof(T));
+    std::memcpy(data_.get() + size_, &v, sizeof(T));
+    size_ += sizeof(T);
+  }
+  void push_back(uint8_t b) { append(b); }
+  void resize(size_t n, uint8_t fill = 0) {
+    if (n > capacity_) grow(n);
+    if (n > size_) std::memset(data_.get() + size_, fill, n - size_);
+    size_ = n;
+  }
+  void reserve(size_t n) {
+    if (n > capacity_) reallocate(n);
+  }
+  void clear() { size_ = 0; }
+
+ private:
+  struct Free {
+    void operator()(uint8_t* p) const { std::free(p); }
+  };
+  void grow(size_t need) { reallocate(std::max({need, capacity_ * 2, size_t{64}})); }
+  void reallocate(size_t capacity) {
+    auto* p = static_cast<uint8_t*>(std::realloc(data_.get(), capacity));
+    if (p == nullptr) throw std::bad_alloc();
+    data_.release();
+    data_.reset(p);
+    capacity_ = capacity;
+  }
+
+  std::unique_ptr<uint8_t, Free> data_;
+  size_t size_ = 0;
+  size_t capacity_ = 0;
+};
+
+}  // namespace sliceflow::arrow
