@@ -49,6 +49,7 @@ Plan plan_from(const py::dict& d) {
   if (d.contains("ansi")) plan.ansi = d["ansi"].cast<bool>();
   if (d.contains("bundle_rows")) plan.bundle_rows = d["bundle_rows"].cast<int64_t>();
   if (d.contains("bundle_bytes")) plan.bundle_bytes = d["bundle_bytes"].cast<int64_t>();
+  if (d.contains("sort_partials")) plan.sort_partials = d["sort_partials"].cast<bool>();
   plan.validate();
   return plan;
 }

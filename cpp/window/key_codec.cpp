@@ -55,8 +55,9 @@ KeyEncoder::KeyEncoder(std::vector<const arrow::ColumnView*> columns) : columns_
   }
 }
 
-void KeyEncoder::encode(int64_t rows) {
-  const auto n = static_cast<size_t>(rows);
+void KeyEncoder::encode(int64_t begin, int64_t end) {
+  begin_ = begin;
+  const auto n = static_cast<size_t>(end - begin);
   size_t fixed = 0;
   for (const auto* c : columns_) fixed += 1 + fixed_width(c->layout());
   offsets_.assign(n + 1, 0);
@@ -64,7 +65,7 @@ void KeyEncoder::encode(int64_t rows) {
   for (const auto* c : columns_) {
     if (c->layout() != Layout::String && c->layout() != Layout::LargeString) continue;
     for (size_t i = 0; i < n; ++i) {
-      const auto row = static_cast<int64_t>(i);
+      const auto row = begin + static_cast<int64_t>(i);
       if (!c->is_null(row)) offsets_[i + 1] += 4 + c->str(row).size();
     }
   }
@@ -76,7 +77,7 @@ void KeyEncoder::encode(int64_t rows) {
     const Layout layout = c->layout();
     const size_t width = fixed_width(layout);
     for (size_t i = 0; i < n; ++i) {
-      const auto row = static_cast<int64_t>(i);
+      const auto row = begin + static_cast<int64_t>(i);
       char* p = base + cursor_[i];
       if (c->is_null(row)) {
         *p = 0;

@@ -80,14 +80,16 @@ class KeyEncoder {
   // Checks that every key column has a layout that can be a key.
   explicit KeyEncoder(std::vector<const arrow::ColumnView*> columns);
 
-  void encode(int64_t rows);
+  // Encodes rows [begin, end) (the previous range is forgotten).
+  void encode(int64_t begin, int64_t end);
   std::string_view key(int64_t row) const {
-    const auto b = offsets_[static_cast<size_t>(row)];
-    return {bytes_.data() + b, offsets_[static_cast<size_t>(row) + 1] - b};
+    const auto i = static_cast<size_t>(row - begin_);
+    return {bytes_.data() + offsets_[i], offsets_[i + 1] - offsets_[i]};
   }
 
  private:
   std::vector<const arrow::ColumnView*> columns_;
+  int64_t begin_ = 0;
   std::vector<size_t> offsets_;
   std::vector<char> bytes_;
   std::vector<size_t> cursor_;

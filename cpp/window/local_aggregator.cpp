@@ -1,5 +1,6 @@
 #include "window/local_aggregator.h"
 
+#include <algorithm>
 #include <limits>
 #include <stdexcept>
 
@@ -135,29 +136,34 @@ bool LocalAggregator::add(const ArrowSchema& schema, const ArrowArray& array) {
     slots_[i] = 0;
   }
 
-  // Keys, then one hash-map probe per row.
+  // Keys, then one hash-map probe per row, then each aggregate folds the rows: a chunk at a
+  // time, so that the per-row arrays stay in the cache between the passes.
   std::vector<const ColumnView*> key_columns;
   for (int k = 0; k < plan_.num_keys; ++k) key_columns.push_back(&input.child(static_cast<size_t>(k)));
   KeyEncoder keys(std::move(key_columns));
-  keys.encode(rows);
   hashes_.resize(n);
-  for (size_t i = 0; i < n; ++i) {
-    if (slots_[i] == kSkipRow) continue;
-    hashes_[i] = hash_key_slice(keys.key(static_cast<int64_t>(i)), slice[i]);
-  }
+  constexpr int64_t kChunk = 4096;
   constexpr size_t kAhead = 16;
-  for (size_t i = 0; i < n; ++i) {
-    if (i + kAhead < n) buffer_.prefetch(hashes_[i + kAhead]);
-    if (slots_[i] == kSkipRow) continue;
-    slots_[i] = buffer_.find_or_insert(keys.key(static_cast<int64_t>(i)), slice[i], hashes_[i]);
-  }
-
-  // Each aggregate folds the whole batch.
-  for (size_t a = 0; a < aggs_.size(); ++a) {
-    const int arg = plan_.aggs[a].arg;
-    aggs_[a]->grow(buffer_.size());
-    aggs_[a]->update(arg < 0 ? nullptr : &input.child(static_cast<size_t>(arg)), ts,
-                     slots_.data(), rows);
+  for (int64_t begin = 0; begin < rows; begin += kChunk) {
+    const int64_t end = std::min(rows, begin + kChunk);
+    const auto b = static_cast<size_t>(begin);
+    const auto e = static_cast<size_t>(end);
+    keys.encode(begin, end);
+    for (size_t i = b; i < e; ++i) {
+      if (slots_[i] == kSkipRow) continue;
+      hashes_[i] = hash_key_slice(keys.key(static_cast<int64_t>(i)), slice[i]);
+    }
+    for (size_t i = b; i < e; ++i) {
+      if (i + kAhead < e) buffer_.prefetch(hashes_[i + kAhead]);
+      if (slots_[i] == kSkipRow) continue;
+      slots_[i] = buffer_.find_or_insert(keys.key(static_cast<int64_t>(i)), slice[i], hashes_[i]);
+    }
+    for (size_t a = 0; a < aggs_.size(); ++a) {
+      const int arg = plan_.aggs[a].arg;
+      aggs_[a]->grow(buffer_.size());
+      aggs_[a]->update(arg < 0 ? nullptr : &input.child(static_cast<size_t>(arg)), ts,
+                       slots_.data(), begin, end);
+    }
   }
 
   rows_in_bundle_ += rows;
@@ -177,7 +183,38 @@ void LocalAggregator::flush() {
   std::vector<arrow::ColumnBuilder*> columns;
   for (size_t c = 0; c < partial_.num_children(); ++c) columns.push_back(&partial_.child(c));
   for (auto& agg : aggs_) agg->prepare_export(slots);
-  for (uint32_t slot = 0; slot < slots; ++slot) {
+  order_.resize(slots);
+  for (uint32_t slot = 0; slot < slots; ++slot) order_[slot] = slot;
+  if (plan_.sort_partials) {
+    // Grouped by key, slices ascending: sort by (key hash, slice); a run of equal hashes that
+    // holds more than one key (a 64-bit collision) is sorted again by the key bytes.
+    sort_entries_.resize(slots);
+    for (uint32_t slot = 0; slot < slots; ++slot) {
+      sort_entries_[slot] = {hash_bytes(buffer_.key_of(slot)), buffer_.slice(slot), slot};
+    }
+    std::sort(sort_entries_.begin(), sort_entries_.end(), [](const SortEntry& a, const SortEntry& b) {
+      return a.hash != b.hash ? a.hash < b.hash : a.slice < b.slice;
+    });
+    for (size_t i = 0; i < slots;) {
+      size_t j = i + 1;
+      bool one_key = true;
+      while (j < slots && sort_entries_[j].hash == sort_entries_[i].hash) {
+        one_key = one_key && buffer_.key_of(sort_entries_[j].slot) == buffer_.key_of(sort_entries_[i].slot);
+        ++j;
+      }
+      if (!one_key) {
+        std::sort(sort_entries_.begin() + static_cast<std::ptrdiff_t>(i),
+                  sort_entries_.begin() + static_cast<std::ptrdiff_t>(j),
+                  [&](const SortEntry& a, const SortEntry& b) {
+                    const int c = buffer_.key_of(a.slot).compare(buffer_.key_of(b.slot));
+                    return c != 0 ? c < 0 : a.slice < b.slice;
+                  });
+      }
+      i = j;
+    }
+    for (size_t i = 0; i < slots; ++i) order_[i] = sort_entries_[i].slot;
+  }
+  for (const uint32_t slot : order_) {
     columns[0]->append_string(buffer_.key_of(slot));
     columns[1]->append_fixed<int64_t>(buffer_.slice(slot));
     for (size_t a = 0; a < aggs_.size(); ++a) {

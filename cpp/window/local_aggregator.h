@@ -55,6 +55,13 @@ class LocalAggregator {
   std::vector<int> first_column_;  // per aggregate, its first partial column
   std::vector<uint32_t> slots_;
   std::vector<uint64_t> hashes_;
+  std::vector<uint32_t> order_;       // flush: the order slots are written in
+  struct SortEntry {
+    uint64_t hash;
+    int64_t slice;
+    uint32_t slot;
+  };
+  std::vector<SortEntry> sort_entries_;  // flush, when sorting
   std::vector<int64_t> times_;         // per row of the batch: event time
   std::vector<int64_t> slice_starts_;  // and slice start
   int64_t rows_in_bundle_ = 0;

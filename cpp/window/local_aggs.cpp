@@ -17,14 +17,15 @@ using arrow::ColumnView;
 class CountLocal final : public LocalAgg {
  public:
   void grow(size_t slots) override { n_.resize(slots, 0); }
-  void update(const ColumnView* arg, const int64_t*, const uint32_t* slots, int64_t rows) override {
+  void update(const ColumnView* arg, const int64_t*, const uint32_t* slots, int64_t begin,
+              int64_t end) override {
     if (arg == nullptr || !arg->may_have_nulls()) {
-      for (int64_t i = 0; i < rows; ++i) {
+      for (int64_t i = begin; i < end; ++i) {
         if (slots[i] != kSkipRow) ++n_[slots[i]];
       }
       return;
     }
-    for (int64_t i = 0; i < rows; ++i) {
+    for (int64_t i = begin; i < end; ++i) {
       if (slots[i] != kSkipRow && !arg->is_null(i)) ++n_[slots[i]];
     }
   }
@@ -50,9 +51,10 @@ class SumLocal final : public LocalAgg {
     n_.resize(slots, 0);
     if (decimal_) overflow_.resize(slots, 0);
   }
-  void update(const ColumnView* arg, const int64_t*, const uint32_t* slots, int64_t rows) override {
+  void update(const ColumnView* arg, const int64_t*, const uint32_t* slots, int64_t begin,
+              int64_t end) override {
     const bool nulls = arg->may_have_nulls();
-    for (int64_t i = 0; i < rows; ++i) {
+    for (int64_t i = begin; i < end; ++i) {
       const uint32_t slot = slots[i];
       if (slot == kSkipRow || (nulls && arg->is_null(i))) continue;
       ++n_[slot];
@@ -118,9 +120,10 @@ class ExtremeLocal final : public LocalAgg {
     has_.resize(slots, 0);
     if (ByTime) t_.resize(slots, 0);
   }
-  void update(const ColumnView* arg, const int64_t* ts, const uint32_t* slots, int64_t rows) override {
+  void update(const ColumnView* arg, const int64_t* ts, const uint32_t* slots, int64_t begin,
+              int64_t end) override {
     const bool nulls = arg->may_have_nulls();
-    for (int64_t i = 0; i < rows; ++i) {
+    for (int64_t i = begin; i < end; ++i) {
       const uint32_t slot = slots[i];
       if (slot == kSkipRow || (nulls && arg->is_null(i))) continue;
       const auto x = V::read(*arg, i);
@@ -172,10 +175,11 @@ template <typename V>
 class DistinctLocal final : public LocalAgg {
  public:
   void grow(size_t) override {}
-  void update(const ColumnView* arg, const int64_t*, const uint32_t* slots, int64_t rows) override {
+  void update(const ColumnView* arg, const int64_t*, const uint32_t* slots, int64_t begin,
+              int64_t end) override {
     const bool nulls = arg->may_have_nulls();
     char scratch[16];
-    for (int64_t i = 0; i < rows; ++i) {
+    for (int64_t i = begin; i < end; ++i) {
       const uint32_t slot = slots[i];
       if (slot == kSkipRow || (nulls && arg->is_null(i))) continue;
       const std::string_view b = V::bytes(V::read(*arg, i), scratch);

@@ -20,11 +20,11 @@ class LocalAgg {
   virtual ~LocalAgg() = default;
   // Room for slots [0, slots).
   virtual void grow(size_t slots) = 0;
-  // Folds rows [0, rows) into their slots; slots[i] == kSkipRow leaves row i out. `arg` is the
-  // argument column (null for count(*)), `ts` the rows' event times.
+  // Folds rows [begin, end) of a batch into their slots; slots[i] == kSkipRow leaves row i
+  // out. `arg` is the argument column (null for count(*)), `ts` the rows' event times.
   virtual void update(const arrow::ColumnView* arg, const int64_t* ts, const uint32_t* slots,
-                      int64_t rows) = 0;
-  // Called once before the slots are exported in order 0, 1, ...
+                      int64_t begin, int64_t end) = 0;
+  // Called once before the slots are exported (in any order).
   virtual void prepare_export(size_t /*slots*/) {}
   // Appends slot's partial columns to out[0], out[1], ...
   virtual void export_slot(uint32_t slot, arrow::ColumnBuilder* const* out) = 0;

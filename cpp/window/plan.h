@@ -27,6 +27,9 @@ struct Plan {
   bool ansi = true;
   int64_t bundle_rows = 200000;
   int64_t bundle_bytes = int64_t{64} << 20;
+  // Flush partial rows grouped by key, slices ascending within a key (the global phase's input
+  // order), so that one flush can feed the global phase without a sort.
+  bool sort_partials = false;
 
   // Throws std::invalid_argument when the window is not one sliceflow can run.
   void validate() const;
