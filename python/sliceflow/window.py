@@ -430,6 +430,9 @@ def _global_phase(
         _add_stats(stats, agg.stats())
 
 
+#: aggregate()'s bundle when none is given: the whole input (it is in memory already).
+_UNBOUNDED_BUNDLE_ROWS = 1 << 62
+
 ArrowData = pa.Table | pa.RecordBatch | pa.RecordBatchReader | Iterable[pa.RecordBatch]
 
 
@@ -466,15 +469,16 @@ def aggregate(
     aggs: Sequence[AggSpec],
     *,
     ansi: bool = True,
-    bundle_rows: int = DEFAULT_BUNDLE_ROWS,
+    bundle_rows: int | None = None,
     bundle_bytes: int = DEFAULT_BUNDLE_BYTES,
     stats: MutableMapping[str, int] | None = None,
 ) -> pa.Table:
     """Windowed aggregation of Arrow data in this process: the C++ kernel alone, no Spark.
 
     Runs both phases as :func:`sliceflow.spark.window_agg` does on a cluster: the local
-    aggregator over every batch, the partial rows sorted by (key, slice) with pyarrow, then the
-    global aggregator.
+    aggregator over every batch, the partial rows grouped by key and sorted by slice, then the
+    global aggregator. With one bundle (the default) the local phase writes its partial rows
+    already in that order; when the bundle flushes more than once, pyarrow sorts them.
 
     Args:
         data: a pyarrow ``Table``, ``RecordBatch``, ``RecordBatchReader`` or an iterable of
@@ -486,7 +490,7 @@ def aggregate(
         ansi: Spark's ``spark.sql.ansi.enabled``: integer/decimal sum overflow raises
             ``OverflowError`` (``[ARITHMETIC_OVERFLOW] ...``) instead of wrapping / null.
         bundle_rows, bundle_bytes: the local bundle buffer flushes after this many input rows
-            or bytes.
+            (default: one bundle for the whole input) or bytes.
         stats: a dict to which the kernel's counters are added (``rows_in``,
             ``rows_null_time``, ``partials_out``, ``windows_fired``, ``slices_retracted``, ...).
 
@@ -506,12 +510,14 @@ def aggregate(
     from sliceflow._window_plan import build_plan
 
     schema, batches = _schema_and_batches(data)
-    wp = build_plan(
-        schema, spec, by, aggs, ansi=ansi, bundle_rows=bundle_rows, bundle_bytes=bundle_bytes
-    )
-    partials = pa.Table.from_batches(list(_local_phase(wp, batches, stats)), wp.partial_schema)
-    if partials.num_rows:
+    one_bundle = bundle_rows is None
+    rows = _UNBOUNDED_BUNDLE_ROWS if bundle_rows is None else bundle_rows
+    wp = build_plan(schema, spec, by, aggs, ansi=ansi, bundle_rows=rows, bundle_bytes=bundle_bytes)
+    wp.plan["sort_partials"] = True
+    flushed = list(_local_phase(wp, batches, stats))
+    partials = pa.Table.from_batches(flushed, wp.partial_schema)
+    if len(flushed) > 1:
         partials = partials.sort_by([("__key", "ascending"), ("__slice", "ascending")])
-    chunk = builtins.max(1, bundle_rows)
+    chunk = DEFAULT_BUNDLE_ROWS if one_bundle else builtins.max(1, rows)
     outputs = list(_global_phase(wp, partials.to_batches(max_chunksize=chunk), stats))
     return pa.Table.from_batches(outputs, wp.output_schema)
