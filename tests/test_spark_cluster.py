@@ -24,3 +24,25 @@ def test_local_cluster_from_json_and_data_source(tmp_path):
     summary = [line for line in result.stdout.splitlines() if line.startswith("rows=")]
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     assert summary == [summary[0]] and "diff=0 diff_source=0" in summary[0]
+
+
+def test_local_cluster_window_agg_matches_spark_window():
+    import sliceflow
+
+    # The executors import the same sliceflow as this process (a working tree run with
+    # PYTHONPATH=python too: executors start in other directories, so the path is absolute).
+    here = os.path.dirname(os.path.dirname(os.path.abspath(sliceflow.__file__)))
+    path = [here] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    env = dict(
+        os.environ,
+        PYSPARK_PYTHON=sys.executable,
+        PYSPARK_DRIVER_PYTHON=sys.executable,
+        PYTHONPATH=os.pathsep.join(os.path.abspath(p) for p in path),
+    )
+    job = os.path.join(os.path.dirname(__file__), "window_cluster_job.py")
+    result = subprocess.run(
+        [sys.executable, job], env=env, capture_output=True, text=True, timeout=600
+    )
+    summary = [line for line in result.stdout.splitlines() if line.startswith("rows=")]
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert len(summary) == 1 and " diff=0 " in summary[0], summary
