@@ -465,7 +465,7 @@ def _dense(n: int, keys: int, span: int) -> pa.Table:
     return pa.table(
         {
             "ts": pa.array(ts, TS_UTC),
-            "k": pa.array([(i * 40503) % keys for i in range(n)], pa.int64()),
+            "k": pa.array([i % keys for i in range(n)], pa.int64()),
             "v": pa.array([(i * 7919) % 1000 for i in range(n)], pa.int64()),
             "x": [((i * 31) % 1000) / 8 for i in range(n)],
         }
@@ -479,6 +479,8 @@ def _dense(n: int, keys: int, span: int) -> pa.Table:
         [RefAgg("sum", "v", "s")],
         [RefAgg("max", "v", "m")],
         [RefAgg("sum", "x", "sx")],
+        [RefAgg("count_distinct", "v", "d")],
+        [RefAgg("first_value", "x", "f")],
         [RefAgg("count", None, "n"), RefAgg("sum", "v", "s"), RefAgg("max", "v", "m")],
     ],
     ids=lambda aggs: "+".join(a.fn for a in aggs),
@@ -488,7 +490,7 @@ def test_dense_hop_slices_per_window(aggs):
     (a re-merge of the whole window would be 1440)."""
     slide = 60
     w = RefWindow("hop", 1440 * slide, slide)
-    table = _dense(6_000, 3, 2 * 1440 * slide)
+    table = _dense(20_000, 3, 2 * 1440 * slide)
     stats: dict = {}
     got = run_kernel(table, "ts", w, ["k"], aggs, stats=stats)
     assert stats["windows_fired"] == got.num_rows
