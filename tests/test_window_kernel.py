@@ -39,6 +39,8 @@ TS = pa.timestamp("us")
 TS_UTC = pa.timestamp("us", tz="UTC")
 EPOCH_1900 = -2_208_988_800_000_000  # 1900-01-01 in µs
 EPOCH_2026 = 1_795_392_000_000_000  # 2026-11-23
+# the ends of the time line (windows of the generated cases still fit in int64 there)
+INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
 
 
 # ------------------------------------------------------------------------------------------
@@ -227,7 +229,9 @@ def cases(draw, max_rows: int = 40):
     """(table, window, by, aggs, ansi, bundle_rows, batch_sizes)."""
     w = draw(windows())
     n = draw(st.integers(0, max_rows))
-    base = draw(st.sampled_from([0, EPOCH_1900 + 17, EPOCH_2026, -1]))
+    base = draw(
+        st.sampled_from([0, EPOCH_1900 + 17, EPOCH_2026, -1, INT64_MIN + 999, INT64_MAX - 999])
+    )
     spread = draw(st.sampled_from([w.size, 3 * w.size, 10 * w.size]))
     times = draw(
         st.lists(
