@@ -14,21 +14,6 @@ using arrow::Type;
 
 constexpr int128 kForever = static_cast<int128>(std::numeric_limits<int64_t>::max()) * 4;
 
-int partial_columns(AggFn fn) {
-  switch (fn) {
-    case AggFn::Count:
-    case AggFn::Min:
-    case AggFn::Max:
-      return 1;
-    default:
-      return 2;
-  }
-}
-
-[[noreturn]] void mismatch(const std::string& what) {
-  throw std::invalid_argument("window kernel: " + what);
-}
-
 }  // namespace
 
 GlobalAggregator::GlobalAggregator(Plan plan, std::unique_ptr<Type> partial_type,
@@ -39,23 +24,23 @@ GlobalAggregator::GlobalAggregator(Plan plan, std::unique_ptr<Type> partial_type
       output_type_(std::move(output_type)),
       max_output_rows_(max_output_rows),
       out_(*output_type_) {
-  if (max_output_rows_ <= 0) mismatch("max_output_rows must be positive");
+  if (max_output_rows_ <= 0) plan_mismatch("max_output_rows must be positive");
   if (partial_type_->kind != Kind::Struct || output_type_->kind != Kind::Struct) {
-    mismatch("partial and output schemas must be structs");
+    plan_mismatch("partial and output schemas must be structs");
   }
   const auto& pc = partial_type_->children;
   const auto& oc = output_type_->children;
   const size_t keys = static_cast<size_t>(plan_.num_keys);
-  if (oc.size() != 3 + keys + plan_.aggs.size()) mismatch("the output schema does not match the plan");
+  if (oc.size() != 3 + keys + plan_.aggs.size()) plan_mismatch("the output schema does not match the plan");
   for (size_t i = 0; i < 3; ++i) {
-    if (oc[i]->kind != Kind::TimestampUs) mismatch("window bounds must be timestamp[us] columns");
+    if (oc[i]->kind != Kind::TimestampUs) plan_mismatch("window bounds must be timestamp[us] columns");
   }
   for (size_t k = 0; k < keys; ++k) key_out_.push_back(&out_.child(3 + k));
   int column = 2;
   for (const AggPlan& agg : plan_.aggs) column += partial_columns(agg.fn);
   if (pc.size() != static_cast<size_t>(column) || pc[0]->kind != Kind::Binary ||
       pc[1]->kind != Kind::Int64) {
-    mismatch("the partial schema does not match the plan");
+    plan_mismatch("the partial schema does not match the plan");
   }
   column = 2;
   for (size_t a = 0; a < plan_.aggs.size(); ++a) {
@@ -79,7 +64,7 @@ GlobalAggregator::~GlobalAggregator() {
 }
 
 void GlobalAggregator::add(const ArrowSchema& schema, ArrowArray* array) {
-  if (array == nullptr || array->release == nullptr) mismatch("released ArrowArray");
+  if (array == nullptr || array->release == nullptr) plan_mismatch("released ArrowArray");
   Batch batch;
   batch.array = *array;  // move: the caller's struct is marked released
   array->release = nullptr;
@@ -88,10 +73,10 @@ void GlobalAggregator::add(const ArrowSchema& schema, ArrowArray* array) {
     const ColumnView& v = *batch.view;
     if (v.layout() != arrow::Layout::Struct || v.num_children() != partial_type_->children.size() ||
         v.child(0).layout() != arrow::Layout::String || v.child(1).layout() != arrow::Layout::Int64) {
-      mismatch("the batch does not have the partial schema's columns");
+      plan_mismatch("the batch does not have the partial schema's columns");
     }
     if (v.child(0).may_have_nulls() || v.child(1).may_have_nulls()) {
-      mismatch("__key and __slice must not be null");
+      plan_mismatch("__key and __slice must not be null");
     }
   } catch (...) {
     batch.array.release(&batch.array);
@@ -135,7 +120,7 @@ void GlobalAggregator::run() {
         ++cursor_;
         continue;
       } else if (has_last_ && slice < last_slice_) {
-        mismatch("partial rows must come sorted by (__key, __slice)");
+        plan_mismatch("partial rows must come sorted by (__key, __slice)");
       }
       if (!fire_until(slice)) return;
       for (auto& agg : aggs_) agg->append(v, row);

@@ -9,29 +9,11 @@
 #include "window/values.h"
 
 namespace sliceflow::window {
-namespace {
 
 using arrow::ColumnView;
 using arrow::Kind;
 using arrow::Layout;
 using arrow::Type;
-
-int partial_columns(AggFn fn) {
-  switch (fn) {
-    case AggFn::Count:
-    case AggFn::Min:
-    case AggFn::Max:
-      return 1;
-    default:
-      return 2;
-  }
-}
-
-[[noreturn]] void mismatch(const std::string& what) {
-  throw std::invalid_argument("window kernel: " + what);
-}
-
-}  // namespace
 
 LocalAggregator::LocalAggregator(Plan plan, size_t input_columns, std::unique_ptr<Type> partial_type)
     : plan_(std::move(plan)),
@@ -39,7 +21,7 @@ LocalAggregator::LocalAggregator(Plan plan, size_t input_columns, std::unique_pt
       input_columns_(input_columns),
       partial_type_(std::move(partial_type)),
       partial_(*partial_type_) {
-  if (partial_type_->kind != Kind::Struct) mismatch("the partial schema must be a struct");
+  if (partial_type_->kind != Kind::Struct) plan_mismatch("the partial schema must be a struct");
   const auto& pc = partial_type_->children;
   int column = 2;
   for (const AggPlan& agg : plan_.aggs) {
@@ -48,12 +30,12 @@ LocalAggregator::LocalAggregator(Plan plan, size_t input_columns, std::unique_pt
   }
   if (pc.size() != static_cast<size_t>(column) || pc[0]->kind != Kind::Binary ||
       pc[1]->kind != Kind::Int64) {
-    mismatch("the partial schema does not match the plan");
+    plan_mismatch("the partial schema does not match the plan");
   }
-  if (input_columns_ <= static_cast<size_t>(plan_.num_keys)) mismatch("the input has no time column");
+  if (input_columns_ <= static_cast<size_t>(plan_.num_keys)) plan_mismatch("the input has no time column");
   for (const AggPlan& agg : plan_.aggs) {
     if (agg.arg >= static_cast<int>(input_columns_)) {
-      mismatch("an aggregate's argument column is out of range");
+      plan_mismatch("an aggregate's argument column is out of range");
     }
   }
 }
@@ -61,10 +43,10 @@ LocalAggregator::LocalAggregator(Plan plan, size_t input_columns, std::unique_pt
 void LocalAggregator::check_types(const ColumnView& input) const {
   if (input.layout() != Layout::Struct ||
       input.num_children() != input_columns_) {
-    mismatch("the batch does not have the input schema's columns");
+    plan_mismatch("the batch does not have the input schema's columns");
   }
   const ColumnView& time = input.child(static_cast<size_t>(plan_.num_keys));
-  if (time.format().rfind("tsu:", 0) != 0) mismatch("the time column must be timestamp[us]");
+  if (time.format().rfind("tsu:", 0) != 0) plan_mismatch("the time column must be timestamp[us]");
   for (size_t a = 0; a < plan_.aggs.size(); ++a) {
     const AggPlan& agg = plan_.aggs[a];
     if (agg.arg < 0) continue;
@@ -97,7 +79,7 @@ void LocalAggregator::check_types(const ColumnView& input) const {
         if (ok) check_key_type(arg.layout(), *first.children[0]);
         break;
     }
-    if (!ok) mismatch("partial column '" + first.name + "' does not fit its argument '" + arg.name() + "'");
+    if (!ok) plan_mismatch("partial column '" + first.name + "' does not fit its argument '" + arg.name() + "'");
   }
 }
 

@@ -35,6 +35,19 @@ void Plan::validate() const {
   }
 }
 
+int partial_columns(AggFn fn) {
+  switch (fn) {
+    case AggFn::Count:
+    case AggFn::Min:
+    case AggFn::Max:
+      return 1;
+    default:
+      return 2;
+  }
+}
+
+void plan_mismatch(const std::string& what) { throw std::invalid_argument("window kernel: " + what); }
+
 AggFn agg_fn_from_name(const std::string& name) {
   if (name == "count") return AggFn::Count;
   if (name == "sum") return AggFn::Sum;

@@ -36,6 +36,11 @@ struct Plan {
 };
 
 AggFn agg_fn_from_name(const std::string& name);
+// How many partial columns an aggregate writes (docs/window-kernel.md, "Partial schema").
+int partial_columns(AggFn fn);
+// Throws std::invalid_argument("window kernel: <what>"): schemas or batches that do not match
+// the plan.
+[[noreturn]] void plan_mismatch(const std::string& what);
 const char* agg_fn_name(AggFn fn);
 
 }  // namespace sliceflow::window

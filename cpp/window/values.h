@@ -41,11 +41,11 @@ inline ValueClass value_class(arrow::Layout layout, const std::string& column) {
   }
 }
 
-struct I64Values {
-  using T = int64_t;
-  using View = int64_t;
-  static View read(const arrow::ColumnView& c, int64_t i) { return c.i64(i); }
-  static bool less(View a, View b) { return a < b; }
+// A fixed-width value class: held by value, its bytes are its memory.
+template <typename V>
+struct FixedValues {
+  using T = V;
+  using View = V;
   static void assign(T& dst, View v) { dst = v; }
   static View view(const T& v) { return v; }
   static std::string_view bytes(const View& v, char* scratch) {
@@ -57,6 +57,11 @@ struct I64Values {
     std::memcpy(&v, b.data(), sizeof(v));
     return v;
   }
+};
+
+struct I64Values : FixedValues<int64_t> {
+  static View read(const arrow::ColumnView& c, int64_t i) { return c.i64(i); }
+  static bool less(View a, View b) { return a < b; }
   static void append(arrow::ColumnBuilder& out, View v) {
     switch (out.type().kind) {
       case arrow::Kind::Bool:
@@ -79,9 +84,7 @@ struct I64Values {
   }
 };
 
-struct F64Values {
-  using T = double;
-  using View = double;
+struct F64Values : FixedValues<double> {
   static View read(const arrow::ColumnView& c, int64_t i) { return c.f64(i); }
   // NaN is larger than every other value, as in Spark's ordering.
   static bool less(View a, View b) {
@@ -89,17 +92,9 @@ struct F64Values {
     if (std::isnan(b)) return true;
     return a < b;
   }
-  static void assign(T& dst, View v) { dst = v; }
-  static View view(const T& v) { return v; }
+  // -0.0 and 0.0 are one distinct value, and every NaN is one (Spark's normalisation).
   static std::string_view bytes(const View& v, char* scratch) {
-    const double n = normalized_double(v);
-    std::memcpy(scratch, &n, sizeof(n));
-    return {scratch, sizeof(n)};
-  }
-  static T from_bytes(std::string_view b) {
-    T v;
-    std::memcpy(&v, b.data(), sizeof(v));
-    return v;
+    return FixedValues<double>::bytes(normalized_double(v), scratch);
   }
   static void append(arrow::ColumnBuilder& out, View v) {
     if (out.type().kind == arrow::Kind::Float32) {
@@ -110,22 +105,9 @@ struct F64Values {
   }
 };
 
-struct I128Values {
-  using T = int128;
-  using View = int128;
+struct I128Values : FixedValues<int128> {
   static View read(const arrow::ColumnView& c, int64_t i) { return c.i128(i); }
   static bool less(View a, View b) { return a < b; }
-  static void assign(T& dst, View v) { dst = v; }
-  static View view(const T& v) { return v; }
-  static std::string_view bytes(const View& v, char* scratch) {
-    std::memcpy(scratch, &v, sizeof(v));
-    return {scratch, sizeof(v)};
-  }
-  static T from_bytes(std::string_view b) {
-    T v;
-    std::memcpy(&v, b.data(), sizeof(v));
-    return v;
-  }
   static void append(arrow::ColumnBuilder& out, View v) { out.append_fixed<int128>(v); }
 };
 
