@@ -9,4 +9,8 @@ cmake -S . -B build/dev -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -Dpybind11_DIR="$($py -c 'import pybind11; print(pybind11.get_cmake_dir())')" \
   -DPython_EXECUTABLE="$PWD/$py" >/dev/null
 cmake --build build/dev -j2 --target _core
-cp build/dev/_core*.so python/sliceflow/
+# Replace by rename, so that processes that have the old module loaded keep a valid file.
+for so in build/dev/_core*.so; do
+  cp "$so" "python/sliceflow/$(basename "$so").tmp"
+  mv -f "python/sliceflow/$(basename "$so").tmp" "python/sliceflow/$(basename "$so")"
+done
