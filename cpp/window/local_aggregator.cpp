@@ -138,8 +138,11 @@ bool LocalAggregator::add(const ArrowSchema& schema, const ArrowArray& array) {
     for (size_t i = b; i < e; ++i) {
       if (i + kAhead < e) buffer_.prefetch(hashes_[i + kAhead]);
       if (slots_[i] == kSkipRow) continue;
+      const size_t before = buffer_.size();
       slots_[i] = buffer_.find_or_insert(keys.key(static_cast<int64_t>(i)), slice[i], hashes_[i]);
+      if (plan_.sort_partials && buffer_.size() != before) new_slots_.push_back(slots_[i]);
     }
+    if (plan_.sort_partials) chain_new_slots();
     for (size_t a = 0; a < aggs_.size(); ++a) {
       const int arg = plan_.aggs[a].arg;
       aggs_[a]->grow(buffer_.size());
@@ -149,7 +152,8 @@ bool LocalAggregator::add(const ArrowSchema& schema, const ArrowArray& array) {
   }
 
   rows_in_bundle_ += rows;
-  size_t bytes = buffer_.memory_usage();
+  size_t bytes = buffer_.memory_usage() + key_ids_.memory_usage() +
+                 (key_head_.capacity() + key_tail_.capacity() + next_slot_.capacity()) * 4;
   for (const auto& agg : aggs_) bytes += agg->memory_usage();
   if (rows_in_bundle_ >= plan_.bundle_rows || bytes >= static_cast<size_t>(plan_.bundle_bytes)) {
     flush();
@@ -166,35 +170,28 @@ void LocalAggregator::flush() {
   for (size_t c = 0; c < partial_.num_children(); ++c) columns.push_back(&partial_.child(c));
   for (auto& agg : aggs_) agg->prepare_export(slots);
   order_.resize(slots);
-  for (uint32_t slot = 0; slot < slots; ++slot) order_[slot] = slot;
   if (plan_.sort_partials) {
-    // Grouped by key, slices ascending: sort by (key hash, slice); a run of equal hashes that
-    // holds more than one key (a 64-bit collision) is sorted again by the key bytes.
-    sort_entries_.resize(slots);
-    for (uint32_t slot = 0; slot < slots; ++slot) {
-      sort_entries_[slot] = {hash_bytes(buffer_.key_of(slot)), buffer_.slice(slot), slot};
-    }
-    std::sort(sort_entries_.begin(), sort_entries_.end(), [](const SortEntry& a, const SortEntry& b) {
-      return a.hash != b.hash ? a.hash < b.hash : a.slice < b.slice;
-    });
-    for (size_t i = 0; i < slots;) {
-      size_t j = i + 1;
-      bool one_key = true;
-      while (j < slots && sort_entries_[j].hash == sort_entries_[i].hash) {
-        one_key = one_key && buffer_.key_of(sort_entries_[j].slot) == buffer_.key_of(sort_entries_[i].slot);
-        ++j;
+    // Each key's chain in turn; a chain is in slice order unless the rows came out of order.
+    size_t at = 0;
+    for (size_t k = 0; k < key_head_.size(); ++k) {
+      const size_t begin = at;
+      bool sorted = true;
+      for (uint32_t slot = key_head_[k]; slot != kNoSlot; slot = next_slot_[slot]) {
+        if (at > begin && buffer_.slice(order_[at - 1]) > buffer_.slice(slot)) sorted = false;
+        order_[at++] = slot;
       }
-      if (!one_key) {
-        std::sort(sort_entries_.begin() + static_cast<std::ptrdiff_t>(i),
-                  sort_entries_.begin() + static_cast<std::ptrdiff_t>(j),
-                  [&](const SortEntry& a, const SortEntry& b) {
-                    const int c = buffer_.key_of(a.slot).compare(buffer_.key_of(b.slot));
-                    return c != 0 ? c < 0 : a.slice < b.slice;
-                  });
+      if (!sorted) {
+        std::sort(order_.begin() + static_cast<std::ptrdiff_t>(begin),
+                  order_.begin() + static_cast<std::ptrdiff_t>(at),
+                  [&](uint32_t a, uint32_t b) { return buffer_.slice(a) < buffer_.slice(b); });
       }
-      i = j;
     }
-    for (size_t i = 0; i < slots; ++i) order_[i] = sort_entries_[i].slot;
+    key_ids_.clear();
+    key_head_.clear();
+    key_tail_.clear();
+    next_slot_.clear();
+  } else {
+    for (uint32_t slot = 0; slot < slots; ++slot) order_[slot] = slot;
   }
   for (const uint32_t slot : order_) {
     columns[0]->append_string(buffer_.key_of(slot));
@@ -210,6 +207,29 @@ void LocalAggregator::flush() {
   ready_.push_back(std::move(out));
   buffer_.clear();
   for (auto& agg : aggs_) agg->clear();
+}
+
+// Links the slots made by the last chunk into their key's chain (sort_partials): a second
+// hash map, key -> chain, probed with prefetch like the first.
+void LocalAggregator::chain_new_slots() {
+  const size_t n = new_slots_.size();
+  key_hashes_.resize(n);
+  for (size_t j = 0; j < n; ++j) key_hashes_[j] = hash_bytes(buffer_.key_of(new_slots_[j]));
+  constexpr size_t kAhead = 16;
+  for (size_t j = 0; j < n; ++j) {
+    if (j + kAhead < n) key_ids_.prefetch(key_hashes_[j + kAhead]);
+    const uint32_t slot = new_slots_[j];
+    next_slot_.push_back(kNoSlot);
+    const uint32_t id = key_ids_.find_or_insert(buffer_.key_of(slot), 0, key_hashes_[j]);
+    if (id == key_head_.size()) {
+      key_head_.push_back(slot);
+      key_tail_.push_back(slot);
+    } else {
+      next_slot_[key_tail_[id]] = slot;
+      key_tail_[id] = slot;
+    }
+  }
+  new_slots_.clear();
 }
 
 std::unique_ptr<ArrowArray> LocalAggregator::take() {

@@ -43,6 +43,7 @@ class LocalAggregator {
 
  private:
   void flush();
+  void chain_new_slots();
   void check_types(const arrow::ColumnView& input) const;
 
   Plan plan_;
@@ -56,12 +57,15 @@ class LocalAggregator {
   std::vector<uint32_t> slots_;
   std::vector<uint64_t> hashes_;
   std::vector<uint32_t> order_;       // flush: the order slots are written in
-  struct SortEntry {
-    uint64_t hash;
-    int64_t slice;
-    uint32_t slot;
-  };
-  std::vector<SortEntry> sort_entries_;  // flush, when sorting
+  // sort_partials: each key's slots chained in the order they were made, so that a flush can
+  // write them grouped by key without sorting (rows mostly come in time order).
+  static constexpr uint32_t kNoSlot = 0xFFFFFFFFu;
+  bundle::BundleBuffer key_ids_;
+  std::vector<uint32_t> key_head_;
+  std::vector<uint32_t> key_tail_;
+  std::vector<uint32_t> next_slot_;
+  std::vector<uint32_t> new_slots_;
+  std::vector<uint64_t> key_hashes_;
   std::vector<int64_t> times_;         // per row of the batch: event time
   std::vector<int64_t> slice_starts_;  // and slice start
   int64_t rows_in_bundle_ = 0;
