@@ -430,8 +430,8 @@ def _global_phase(
         _add_stats(stats, agg.stats())
 
 
-#: aggregate()'s bundle when none is given: the whole input (it is in memory already).
-_UNBOUNDED_BUNDLE_ROWS = 1 << 62
+#: aggregate()'s bundle limits when none are given: the whole input (it is in memory already).
+_UNBOUNDED_BUNDLE = 1 << 62
 
 ArrowData = pa.Table | pa.RecordBatch | pa.RecordBatchReader | Iterable[pa.RecordBatch]
 
@@ -470,7 +470,7 @@ def aggregate(
     *,
     ansi: bool = True,
     bundle_rows: int | None = None,
-    bundle_bytes: int = DEFAULT_BUNDLE_BYTES,
+    bundle_bytes: int | None = None,
     stats: MutableMapping[str, int] | None = None,
 ) -> pa.Table:
     """Windowed aggregation of Arrow data in this process: the C++ kernel alone, no Spark.
@@ -490,7 +490,8 @@ def aggregate(
         ansi: Spark's ``spark.sql.ansi.enabled``: integer/decimal sum overflow raises
             ``OverflowError`` (``[ARITHMETIC_OVERFLOW] ...``) instead of wrapping / null.
         bundle_rows, bundle_bytes: the local bundle buffer flushes after this many input rows
-            (default: one bundle for the whole input) or bytes.
+            or bytes (default: one bundle for the whole input, which is in memory already: the
+            bundle holds at most one partial row per input row).
         stats: a dict to which the kernel's counters are added (``rows_in``,
             ``rows_null_time``, ``partials_out``, ``windows_fired``, ``slices_retracted``, ...).
 
@@ -511,8 +512,9 @@ def aggregate(
 
     schema, batches = _schema_and_batches(data)
     one_bundle = bundle_rows is None
-    rows = _UNBOUNDED_BUNDLE_ROWS if bundle_rows is None else bundle_rows
-    wp = build_plan(schema, spec, by, aggs, ansi=ansi, bundle_rows=rows, bundle_bytes=bundle_bytes)
+    rows = _UNBOUNDED_BUNDLE if bundle_rows is None else bundle_rows
+    size = _UNBOUNDED_BUNDLE if bundle_bytes is None else bundle_bytes
+    wp = build_plan(schema, spec, by, aggs, ansi=ansi, bundle_rows=rows, bundle_bytes=size)
     wp.plan["sort_partials"] = True
     flushed = list(_local_phase(wp, batches, stats))
     partials = pa.Table.from_batches(flushed, wp.partial_schema)
