@@ -46,7 +46,7 @@ struct ExportedArray {
   std::vector<uint8_t> validity;
   ByteBuffer values;
   std::vector<int32_t> offsets;
-  std::vector<char> data;
+  ByteBuffer data;
   std::vector<const void*> buffers;
   std::vector<ArrowArray> child_arrays;
   std::vector<ArrowArray*> child_pointers;

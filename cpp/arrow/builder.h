@@ -44,14 +44,7 @@ class ColumnBuilder {
   }
   void append_string(std::string_view s) {
     set_valid();
-    data_.insert(data_.end(), s.begin(), s.end());
-    push_offset(data_.size());
-  }
-  // For values that are written piecewise (unescaped strings): append bytes to data(),
-  // then call finish_string().
-  std::vector<char>& data() { return data_; }
-  void finish_string() {
-    set_valid();
+    data_.append_bytes(s.data(), s.size());
     push_offset(data_.size());
   }
   // Lists and maps: append the elements to the child (map: to child(0) and child(1)), then
@@ -93,7 +86,7 @@ class ColumnBuilder {
   std::vector<uint8_t> validity_;  // empty while has_nulls_ is false (every slot valid)
   ByteBuffer values_;             // fixed-width values, or the bool bitmap
   std::vector<int32_t> offsets_;  // utf8, list, map
-  std::vector<char> data_;        // utf8 bytes
+  ByteBuffer data_;               // utf8 / binary bytes
   std::vector<std::unique_ptr<ColumnBuilder>> children_;
 };
 

@@ -43,6 +43,11 @@ class ByteBuffer {
     std::memcpy(data_.get() + size_, &v, sizeof(T));
     size_ += sizeof(T);
   }
+  void append_bytes(const void* p, size_t n) {
+    if (capacity_ - size_ < n) grow(size_ + n);
+    if (n != 0) std::memcpy(data_.get() + size_, p, n);
+    size_ += n;
+  }
   void push_back(uint8_t b) { append(b); }
   void resize(size_t n, uint8_t fill = 0) {
     if (n > capacity_) grow(n);
