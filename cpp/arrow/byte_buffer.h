@@ -13,6 +13,45 @@
 
 namespace sliceflow::arrow {
 
+// Copies n bytes; keys and small strings (up to 16 bytes) inline, without a libc call.
+inline void copy_bytes(uint8_t* d, const void* src, size_t n) {
+  const auto* p = static_cast<const uint8_t*>(src);
+  if (n > 16) {
+    std::memcpy(d, p, n);
+  } else if (n >= 8) {
+    uint64_t a, b;
+    std::memcpy(&a, p, 8);
+    std::memcpy(&b, p + n - 8, 8);
+    std::memcpy(d, &a, 8);
+    std::memcpy(d + n - 8, &b, 8);
+  } else if (n >= 4) {
+    uint32_t a, b;
+    std::memcpy(&a, p, 4);
+    std::memcpy(&b, p + n - 4, 4);
+    std::memcpy(d, &a, 4);
+    std::memcpy(d + n - 4, &b, 4);
+  } else {
+    for (size_t i = 0; i < n; ++i) d[i] = p[i];
+  }
+}
+
+// Byte equality; short keys inline, without a libc call.
+inline bool equal_bytes(const char* a, const char* b, size_t n) {
+  if (n > 16) return std::memcmp(a, b, n) == 0;
+  if (n >= 8) {
+    uint64_t x0, x1, y0, y1;
+    std::memcpy(&x0, a, 8);
+    std::memcpy(&y0, b, 8);
+    std::memcpy(&x1, a + n - 8, 8);
+    std::memcpy(&y1, b + n - 8, 8);
+    return ((x0 ^ y0) | (x1 ^ y1)) == 0;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (a[i] != b[i]) return false;
+  }
+  return true;
+}
+
 class ByteBuffer {
  public:
   ByteBuffer() = default;
@@ -45,7 +84,7 @@ class ByteBuffer {
   }
   void append_bytes(const void* p, size_t n) {
     if (capacity_ - size_ < n) grow(size_ + n);
-    if (n != 0) std::memcpy(data_.get() + size_, p, n);
+    copy_bytes(data_.get() + size_, p, n);
     size_ += n;
   }
   void push_back(uint8_t b) { append(b); }

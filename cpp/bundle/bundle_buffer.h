@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "arrow/byte_buffer.h"
+
 namespace sliceflow::bundle {
 
 class BundleBuffer {
@@ -25,7 +27,7 @@ class BundleBuffer {
     for (;;) {
       Entry& e = table_[i];
       if (e.slot == kEmpty) break;
-      if (e.hash == hash && slices_[e.slot] == slice && key_of(e.slot) == key) return e.slot;
+      if (e.hash == hash && slices_[e.slot] == slice && same_key(e.slot, key)) return e.slot;
       i = (i + 1) & mask_;
     }
     const auto slot = static_cast<uint32_t>(slices_.size());
@@ -33,7 +35,7 @@ class BundleBuffer {
     pos_.push_back(i);
     slices_.push_back(slice);
     key_begin_.push_back(arena_.size());
-    arena_.insert(arena_.end(), key.begin(), key.end());
+    arena_.append_bytes(key.data(), key.size());
     if (slices_.size() * 2 > table_.size()) rehash(table_.size() * 2);
     return slot;
   }
@@ -47,7 +49,11 @@ class BundleBuffer {
   std::string_view key_of(uint32_t slot) const {
     const size_t b = key_begin_[slot];
     const size_t e = slot + 1 < key_begin_.size() ? key_begin_[slot + 1] : arena_.size();
-    return {arena_.data() + b, e - b};
+    return {reinterpret_cast<const char*>(arena_.data()) + b, e - b};
+  }
+  bool same_key(uint32_t slot, std::string_view key) const {
+    const std::string_view k = key_of(slot);
+    return k.size() == key.size() && arrow::equal_bytes(k.data(), key.data(), key.size());
   }
   size_t memory_usage() const {
     return table_.capacity() * sizeof(Entry) + slices_.capacity() * sizeof(int64_t) +
@@ -89,7 +95,7 @@ class BundleBuffer {
   size_t mask_ = 0;
   std::vector<int64_t> slices_;
   std::vector<size_t> key_begin_;
-  std::vector<char> arena_;
+  arrow::ByteBuffer arena_;
 };
 
 }  // namespace sliceflow::bundle
