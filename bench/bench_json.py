@@ -28,7 +28,6 @@ import gc
 import io
 import os
 import platform
-import re
 import shlex
 import statistics
 import sys
@@ -38,12 +37,12 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pyarrow as pa
+from readme_blocks import write_block
 
 # polars sizes its thread pool when it is first imported: one thread, for the one-core kernel.
 os.environ["POLARS_MAX_THREADS"] = "1"
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-README = os.path.join(HERE, "README.md")
 
 KERNEL_TARGETS = {"MB/s": 1000.0, "vs pyarrow": 4.0, "vs polars": 2.5}
 SPARK_TARGETS = {"from_json": 2.5, "data source": 2.0}
@@ -416,20 +415,6 @@ def bench_spark(
 # README
 
 
-def write_readme(part: str, block: str, header: str) -> None:
-    start, end = f"<!-- results:{part}:start -->", f"<!-- results:{part}:end -->"
-    with open(README, encoding="utf-8") as f:
-        text = f.read()
-    pattern = re.compile(re.escape(start) + r".*?" + re.escape(end), re.S)
-    if not pattern.search(text):
-        raise SystemExit(f"{README} has no {start} ... {end} block")
-    replacement = f"{start}\n{header}\n\n{block}\n{end}"
-    text = pattern.sub(lambda _: replacement, text)
-    with open(README, "w", encoding="utf-8") as f:
-        f.write(text)
-    print(f"updated the {part} results in {README}", file=sys.stderr)
-
-
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--only", choices=("kernel", "spark"), help="run one part only")
@@ -475,7 +460,7 @@ def main(argv: list[str] | None = None) -> None:
             block, _ = bench_spark(rows, args.files, repeats, args.data_dir, args.arrow_batch)
         print(block + "\n", flush=True)
         if args.write_readme:
-            write_readme(part, block, header)
+            write_block(part, block, header)
 
 
 if __name__ == "__main__":

@@ -32,7 +32,6 @@ import datetime as dt
 import gc
 import json
 import os
-import re
 import shlex
 import statistics
 import sys
@@ -45,9 +44,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
+from readme_blocks import write_block
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-README = os.path.join(HERE, "README.md")
 sys.path.insert(0, HERE)
 
 from bench_json import machine, pin_to_one_cpu, unpin, versions  # noqa: E402
@@ -613,20 +612,6 @@ def bench_stats(rows: int, keys: int) -> tuple[str, dict[str, Any]]:
 # README / main
 
 
-def write_readme(part: str, block: str, header: str) -> None:
-    start, end = f"<!-- results:window-{part}:start -->", f"<!-- results:window-{part}:end -->"
-    with open(README, encoding="utf-8") as f:
-        text = f.read()
-    pattern = re.compile(re.escape(start) + r".*?" + re.escape(end), re.S)
-    if not pattern.search(text):
-        raise SystemExit(f"{README} has no {start} ... {end} block")
-    replacement = f"{start}\n{header}\n\n{block}\n{end}"
-    text = pattern.sub(lambda _: replacement, text)
-    with open(README, "w", encoding="utf-8") as f:
-        f.write(text)
-    print(f"updated the window-{part} results in {README}", file=sys.stderr)
-
-
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
@@ -708,7 +693,7 @@ def main(argv: list[str] | None = None) -> None:
         results[part] = res
         print(block + "\n", flush=True)
         if args.write_readme:
-            write_readme(part, block, header)
+            write_block(f"window-{part}", block, header)
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
             json.dump(results, f, indent=1)
