@@ -12,12 +12,13 @@ from sliceflow._schema import SchemaLike, to_arrow_schema
 
 
 def _spark_type(dtype: pa.DataType) -> T.DataType:
+    """The Spark type an Arrow type stands for (the inverse of Spark's Arrow conversion)."""
     if pa.types.is_struct(dtype):
         return T.StructType([T.StructField(f.name, _spark_type(f.type), f.nullable) for f in dtype])
     if pa.types.is_map(dtype):
         return T.MapType(T.StringType(), _spark_type(dtype.item_type))
     if pa.types.is_list(dtype):
-        return T.ArrayType(_spark_type(dtype.value_type))
+        return T.ArrayType(_spark_type(dtype.value_type), dtype.value_field.nullable)
     if pa.types.is_decimal(dtype):
         return T.DecimalType(dtype.precision, dtype.scale)
     if pa.types.is_timestamp(dtype):
@@ -31,6 +32,9 @@ def _spark_type(dtype: pa.DataType) -> T.DataType:
         pa.float32(): T.FloatType(),
         pa.float64(): T.DoubleType(),
         pa.string(): T.StringType(),
+        pa.large_string(): T.StringType(),
+        pa.binary(): T.BinaryType(),
+        pa.large_binary(): T.BinaryType(),
         pa.date32(): T.DateType(),
     }
     return simple[dtype]

@@ -23,7 +23,7 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from sliceflow._window_plan import build_plan
-from sliceflow.spark._types import session_time_zone
+from sliceflow.spark._types import _spark_type, session_time_zone
 from sliceflow.window import (
     DEFAULT_BUNDLE_BYTES,
     DEFAULT_BUNDLE_ROWS,
@@ -129,31 +129,6 @@ def _arrow_type(dt: T.DataType, time_zone: str, large_var: bool) -> pa.DataType:
             [pa.field(f.name, _arrow_type(f.dataType, time_zone, large_var)) for f in dt]
         )
     raise ValueError(f"window_agg does not support columns of type {dt.simpleString()}")
-
-
-def _spark_type(t: pa.DataType) -> T.DataType:
-    """The Spark type of a partial / output Arrow type."""
-    if pa.types.is_decimal(t):
-        return T.DecimalType(t.precision, t.scale)
-    if pa.types.is_timestamp(t):
-        return T.TimestampType() if t.tz is not None else T.TimestampNTZType()
-    if pa.types.is_list(t):
-        return T.ArrayType(_spark_type(t.value_type), t.value_field.nullable)
-    simple: dict[pa.DataType, T.DataType] = {
-        pa.bool_(): T.BooleanType(),
-        pa.int8(): T.ByteType(),
-        pa.int16(): T.ShortType(),
-        pa.int32(): T.IntegerType(),
-        pa.int64(): T.LongType(),
-        pa.float32(): T.FloatType(),
-        pa.float64(): T.DoubleType(),
-        pa.string(): T.StringType(),
-        pa.large_string(): T.StringType(),
-        pa.binary(): T.BinaryType(),
-        pa.large_binary(): T.BinaryType(),
-        pa.date32(): T.DateType(),
-    }
-    return simple[t]
 
 
 def _spark_struct(schema: pa.Schema) -> T.StructType:
