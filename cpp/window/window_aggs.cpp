@@ -1,5 +1,6 @@
 #include "window/window_aggs.h"
 
+#include <algorithm>
 #include <deque>
 #include <limits>
 #include <stdexcept>
@@ -302,12 +303,16 @@ class TwoStacks final : public WindowAgg {
 };
 
 // count_distinct: value -> multiplicity in the window; a value counts while it is above zero.
+// Values that left the window keep their entry until the index is compacted, which happens
+// when it has grown to twice what was live at the last compaction: memory follows the values
+// of the live slices, not every value the key has ever had.
 template <typename V>
 class DistinctWindow final : public WindowAgg {
  public:
   DistinctWindow(int col, bool retain, SweepCounters* counters)
       : col_(col), retain_(retain), counters_(counters), index_(16) {}
   void append(const ColumnView& p, int64_t row) override {
+    if (index_.size() >= next_compaction_) compact();
     slices_.emplace_back();
     add_entries(slices_.back(), p, row);
   }
@@ -340,9 +345,38 @@ class DistinctWindow final : public WindowAgg {
     index_.clear();
     counts_.clear();
     distinct_ = 0;
+    next_compaction_ = kMinCompaction;
   }
 
  private:
+  static constexpr size_t kMinCompaction = 4096;
+  static constexpr uint32_t kUnmapped = 0xFFFFFFFFu;
+
+  // Rebuilds the index with the values still counted (CUMULATE drops entered slices, so their
+  // values live on only in counts_) or held by a stored slice, and renumbers the slices.
+  void compact() {
+    bundle::BundleBuffer fresh(16);
+    std::vector<int64_t> fresh_counts;
+    std::vector<uint32_t> remap(index_.size(), kUnmapped);
+    auto keep = [&](uint32_t id) {
+      if (remap[id] == kUnmapped) {
+        const std::string_view bytes = index_.key_of(id);
+        remap[id] = fresh.find_or_insert(bytes, 0, hash_bytes(bytes));
+        fresh_counts.push_back(counts_[id]);
+      }
+      return remap[id];
+    };
+    for (uint32_t id = 0; id < counts_.size(); ++id) {
+      if (counts_[id] != 0) keep(id);
+    }
+    for (auto& slice : slices_) {
+      for (auto& entry : slice) entry.first = keep(entry.first);
+    }
+    index_ = std::move(fresh);
+    counts_.swap(fresh_counts);
+    next_compaction_ = std::max(kMinCompaction, 2 * index_.size());
+  }
+
   void add_entries(std::vector<std::pair<uint32_t, int64_t>>& into, const ColumnView& p, int64_t row) {
     const ColumnView& values_list = p.child(col_);
     const ColumnView& counts_list = p.child(static_cast<size_t>(col_) + 1);
@@ -371,6 +405,7 @@ class DistinctWindow final : public WindowAgg {
   int64_t distinct_ = 0;
   std::deque<std::vector<std::pair<uint32_t, int64_t>>> slices_;
   size_t entered_ = 0;
+  size_t next_compaction_ = kMinCompaction;
 };
 
 template <typename Ops>
