@@ -22,18 +22,12 @@ inline int128 floor_mod(int128 x, int128 m) {
 class SliceAssigner {
  public:
   explicit SliceAssigner(const Plan& plan)
-      : kind_(plan.kind),
-        size_(plan.size),
+      : size_(plan.size),
         slide_(plan.slide),
         slice_(plan.kind == WindowKind::Hop ? std::gcd(plan.size, plan.slide) : plan.slide),
         window_phase_(floor_mod(plan.offset, plan.kind == WindowKind::Cumulate ? plan.size
                                                                               : plan.slide)),
         slice_phase_(floor_mod(plan.offset, slice_)) {}
-
-  WindowKind kind() const { return kind_; }
-  int64_t size() const { return size_; }
-  int64_t slide() const { return slide_; }
-  int64_t slice_length() const { return slice_; }
 
   // The start of the slice that holds time t.
   int128 slice_start(int128 t) const { return t - floor_mod(t - slice_phase_, slice_); }
@@ -66,7 +60,6 @@ class SliceAssigner {
   int128 cycle_start(int128 s) const { return s - floor_mod(s - window_phase_, size_); }
 
  private:
-  WindowKind kind_;
   int64_t size_;
   int64_t slide_;
   int64_t slice_;

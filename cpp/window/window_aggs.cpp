@@ -445,19 +445,6 @@ void expect(bool ok, const WindowAggSpec& spec) {
 
 }  // namespace
 
-bool invertible(AggFn fn, const arrow::Type& partial) {
-  switch (fn) {
-    case AggFn::Count:
-    case AggFn::CountDistinct:
-      return true;
-    case AggFn::Sum:
-    case AggFn::Avg:
-      return partial.kind == Kind::Decimal128;
-    default:
-      return false;
-  }
-}
-
 std::unique_ptr<WindowAgg> make_window_agg(const WindowAggSpec& spec, SweepCounters* counters) {
   const int col = spec.column;
   const arrow::Type& partial = *spec.partial;

@@ -51,7 +51,4 @@ struct WindowAggSpec {
 
 std::unique_ptr<WindowAgg> make_window_agg(const WindowAggSpec& spec, SweepCounters* counters);
 
-// True when `fn` over a partial of type `partial` moves by retract-merge.
-bool invertible(AggFn fn, const arrow::Type& partial);
-
 }  // namespace sliceflow::window
