@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include "bundle/bundle_buffer.h"
+#include "window/decimal_math.h"
 #include "window/key_codec.h"
 #include "window/values.h"
 
@@ -76,7 +77,7 @@ class SumLocal final : public LocalAgg {
       out[0]->append_fixed<double>(s_[slot]);
     } else {
       if (decimal_) {
-        const int128 limit = pow10_38();
+        const int128 limit = pow10_128(38);
         if (overflow_[slot] || s_[slot] >= limit || s_[slot] <= -limit) {
           out[0]->append_null();
         } else {
@@ -99,11 +100,6 @@ class SumLocal final : public LocalAgg {
   int num_columns() const override { return 2; }
 
  private:
-  static int128 pow10_38() {
-    int128 r = 1;
-    for (int i = 0; i < 38; ++i) r *= 10;
-    return r;
-  }
   bool decimal_;
   std::vector<Sum> s_;
   std::vector<int64_t> n_;
@@ -128,7 +124,13 @@ class ExtremeLocal final : public LocalAgg {
       if (slot == kSkipRow || (nulls && arg->is_null(i))) continue;
       const auto x = V::read(*arg, i);
       if (!has_[slot] || better(x, ByTime ? ts[i] : 0, slot)) {
-        V::assign(v_[slot], x);
+        if constexpr (kOwnsBytes) {
+          const size_t before = v_[slot].capacity();
+          V::assign(v_[slot], x);
+          heap_bytes_ += v_[slot].capacity() - before;
+        } else {
+          V::assign(v_[slot], x);
+        }
         if (ByTime) t_[slot] = ts[i];
         has_[slot] = 1;
       }
@@ -147,13 +149,12 @@ class ExtremeLocal final : public LocalAgg {
     v_.clear();
     has_.clear();
     t_.clear();
+    heap_bytes_ = 0;
   }
+  // Asked after every batch: string bytes are counted as they are assigned, not summed here.
   size_t memory_usage() const override {
-    size_t total = v_.capacity() * sizeof(typename V::T) + has_.capacity() + t_.capacity() * 8;
-    if constexpr (std::is_same_v<typename V::T, std::string>) {
-      for (const auto& s : v_) total += s.capacity();
-    }
-    return total;
+    return v_.capacity() * sizeof(typename V::T) + has_.capacity() + t_.capacity() * 8 +
+           heap_bytes_;
   }
   int num_columns() const override { return ByTime ? 2 : 1; }
 
@@ -165,9 +166,11 @@ class ExtremeLocal final : public LocalAgg {
     }
     return Max ? V::less(cur, x) : V::less(x, cur);
   }
+  static constexpr bool kOwnsBytes = std::is_same_v<typename V::T, std::string>;
   std::vector<typename V::T> v_;
   std::vector<uint8_t> has_;
   std::vector<int64_t> t_;
+  size_t heap_bytes_ = 0;  // string values' own bytes (beyond the small-string buffer)
 };
 
 // count_distinct: a (value bytes, slot) -> multiplicity map, grouped by slot at export.
