@@ -23,6 +23,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from sliceflow._capsules import import_struct
 from sliceflow._core import json as _core
 from sliceflow._options import OptionError, normalize
 from sliceflow._schema import SchemaError, SchemaLike, to_arrow_schema
@@ -44,17 +45,6 @@ DocumentsLike = pa.Array | pa.ChunkedArray | bytes | bytearray | memoryview
 
 #: Bytes read from a file per decoding step in :func:`iter_ndjson` (memory stays bounded by it).
 DEFAULT_BLOCK_SIZE = 16 << 20
-
-
-class _Exported:
-    """Pairs the decoder's array capsule with its schema for pyarrow's PyCapsule import."""
-
-    def __init__(self, struct_type: pa.DataType, array_capsule: Any) -> None:
-        self._type = struct_type
-        self._array = array_capsule
-
-    def __arrow_c_array__(self, requested_schema: Any = None) -> tuple[Any, Any]:
-        return self._type.__arrow_c_schema__(), self._array
 
 
 class _Session:
@@ -95,7 +85,7 @@ class _Session:
         self.decoder.decode_array(schema_capsule, array_capsule)
 
     def finish_struct(self) -> pa.StructArray:
-        return pa.array(_Exported(self.struct_type, self.decoder.finish()))
+        return import_struct(self.struct_type, self.decoder.finish())
 
     def finish(self) -> pa.RecordBatch:
         # flatten() pushes a null row (null document) down into every field.

@@ -35,6 +35,7 @@ from typing import Any, Literal
 
 import pyarrow as pa
 
+from sliceflow._capsules import import_struct
 from sliceflow._duration import DurationLike, format_duration, parse_duration
 
 __all__ = [
@@ -347,19 +348,8 @@ def _kernel() -> Any:
         ) from None
 
 
-class _Exported:
-    """Pairs a kernel array capsule with its struct type for pyarrow's PyCapsule import."""
-
-    def __init__(self, struct_type: pa.DataType, array_capsule: Any) -> None:
-        self._type = struct_type
-        self._array = array_capsule
-
-    def __arrow_c_array__(self, requested_schema: Any = None) -> tuple[Any, Any]:
-        return self._type.__arrow_c_schema__(), self._array
-
-
 def _import_batch(struct_type: pa.DataType, capsule: Any) -> pa.RecordBatch:
-    return pa.RecordBatch.from_struct_array(pa.array(_Exported(struct_type, capsule)))
+    return pa.RecordBatch.from_struct_array(import_struct(struct_type, capsule))
 
 
 def _add_stats(into: MutableMapping[str, int], counters: Mapping[str, int]) -> None:

@@ -29,6 +29,7 @@ from sliceflow.window import (
     DEFAULT_BUNDLE_ROWS,
     AggSpec,
     WindowSpec,
+    _add_stats,
     _global_phase,
     _local_phase,
     conform,
@@ -48,8 +49,7 @@ class _CounterParam(AccumulatorParam):
         return {}
 
     def addInPlace(self, value1: dict[str, int], value2: dict[str, int]) -> dict[str, int]:
-        for name, n in value2.items():
-            value1[name] = value1.get(name, 0) + n
+        _add_stats(value1, value2)
         return value1
 
 
