@@ -415,6 +415,26 @@ def bench_spark(
 # README
 
 
+def run_header(script: str, argv: list[str] | None, note: str | None) -> tuple[str, str]:
+    """The command line that ran ``script`` (as a reader would retype it) and the header of its
+    results: when, the command, the machine and the versions, then ``note``."""
+    given = list(sys.argv[1:] if argv is None else argv)
+    if "--note" in given:  # shown on its own line below
+        at = given.index("--note")
+        del given[at : at + 2]
+    given = [g for g in given if not g.startswith("--note=")]
+    command = shlex.join(["python", script, *given])
+    if os.environ.get("PYTHONPATH"):
+        command = f"PYTHONPATH={shlex.quote(os.environ['PYTHONPATH'])} {command}"
+    header = (
+        f"Run {dt.datetime.now():%Y-%m-%d %H:%M}: `{command}`\n\n"
+        f"Machine: {machine()}; {versions()}."
+    )
+    if note:
+        header += f"\n\n{note}"
+    return command, header
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--only", choices=("kernel", "spark"), help="run one part only")
@@ -434,20 +454,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
 
     parts = [args.only] if args.only else ["kernel", "spark"]
-    given = list(sys.argv[1:] if argv is None else argv)
-    if "--note" in given:  # shown on its own line below
-        at = given.index("--note")
-        del given[at : at + 2]
-    given = [g for g in given if not g.startswith("--note=")]
-    command = shlex.join(["python", "bench/bench_json.py", *given])
-    if os.environ.get("PYTHONPATH"):
-        command = f"PYTHONPATH={shlex.quote(os.environ['PYTHONPATH'])} {command}"
-    header = (
-        f"Run {dt.datetime.now():%Y-%m-%d %H:%M}: `{command}`\n\n"
-        f"Machine: {machine()}; {versions()}."
-    )
-    if args.note:
-        header += f"\n\n{args.note}"
+    _, header = run_header("bench/bench_json.py", argv, args.note)
     print(header + "\n")
     for part in parts:
         if part == "kernel":

@@ -32,7 +32,6 @@ import datetime as dt
 import gc
 import json
 import os
-import shlex
 import statistics
 import sys
 import time
@@ -49,7 +48,7 @@ from readme_blocks import write_block
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-from bench_json import machine, pin_to_one_cpu, unpin, versions  # noqa: E402
+from bench_json import machine, pin_to_one_cpu, run_header, unpin  # noqa: E402
 
 SECOND = 1_000_000  # µs
 MINUTE = 60 * SECOND
@@ -649,20 +648,7 @@ def main(argv: list[str] | None = None) -> None:
     parts = args.only.split(",") if args.only else ["spark", "kernel", "stats"]
     repeats = args.repeat or (1 if args.quick else 3)
     rows = args.rows or (100_000 if args.quick else 1_000_000)
-    given = list(sys.argv[1:] if argv is None else argv)
-    if "--note" in given:
-        at = given.index("--note")
-        del given[at : at + 2]
-    given = [g for g in given if not g.startswith("--note=")]
-    command = shlex.join(["python", "bench/bench_window.py", *given])
-    if os.environ.get("PYTHONPATH"):
-        command = f"PYTHONPATH={shlex.quote(os.environ['PYTHONPATH'])} {command}"
-    header = (
-        f"Run {dt.datetime.now():%Y-%m-%d %H:%M}: `{command}`\n\n"
-        f"Machine: {machine()}; {versions()}."
-    )
-    if args.note:
-        header += f"\n\n{args.note}"
+    command, header = run_header("bench/bench_window.py", argv, args.note)
     print(header + "\n")
     results: dict[str, Any] = {"command": command, "machine": machine()}
     for part in parts:
