@@ -8,4 +8,6 @@ PYBIND11_MODULE(_core, m) {
   sliceflow::bindings::register_json(json);
   auto window = m.def_submodule("window", "Sliced window aggregation: local (bundle) and global (sweep) phases");
   sliceflow::bindings::register_window(window);
+  auto changelog = m.def_submodule("changelog", "Changelog group aggregation: encoder (local) and aggregator (global) phases");
+  sliceflow::bindings::register_changelog(changelog);
 }

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cstddef>
+#include <stdexcept>
 
 namespace sliceflow::window {
 namespace {
@@ -108,6 +109,12 @@ bool decimal_avg(int128 sum, int64_t count, int s, int rp, int rs, int128* out) 
   if (v >= static_cast<uint128>(pow10_128(rp))) return false;
   *out = negative ? -static_cast<int128>(v) : static_cast<int128>(v);
   return true;
+}
+
+void ansi_overflow(const std::string& what, const std::string& name) {
+  throw std::overflow_error("[ARITHMETIC_OVERFLOW] " + what + " overflow in " + name +
+                            ". Set spark.sql.ansi.enabled to false to get Spark's non-ANSI "
+                            "result instead (wrap-around for BIGINT, null for DECIMAL).");
 }
 
 }  // namespace sliceflow::window

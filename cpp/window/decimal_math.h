@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "arrow/int128.h"
 
@@ -41,5 +42,9 @@ int128 pow10_128(int n);  // 0 <= n <= 38
 // Spark's avg of a DECIMAL(p, s) column: the sum (scale s) divided by the count, as
 // DECIMAL(rp, rs). False: the result overflows rp digits.
 bool decimal_avg(int128 sum, int64_t count, int s, int rp, int rs, int128* out);
+
+// Spark's ANSI-mode error for a sum or avg result that does not fit its type (`what`: "long"
+// or "decimal"; `name`: the aggregate's output column).
+[[noreturn]] void ansi_overflow(const std::string& what, const std::string& name);
 
 }  // namespace sliceflow::window

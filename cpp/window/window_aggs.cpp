@@ -19,12 +19,6 @@ using arrow::ColumnBuilder;
 using arrow::ColumnView;
 using arrow::Kind;
 
-[[noreturn]] void overflow(const std::string& what, const std::string& name) {
-  throw std::overflow_error("[ARITHMETIC_OVERFLOW] " + what + " overflow in " + name +
-                            ". Set spark.sql.ansi.enabled to false to get Spark's non-ANSI "
-                            "result instead (wrap-around for BIGINT, null for DECIMAL).");
-}
-
 // ---- accumulator operations: P (the partial), read, merge, retract, emit -------------------
 
 struct CountOps {
@@ -60,7 +54,7 @@ struct IntSumOps {
     if (a.n == 0) return out.append_null();
     if (avg) return out.append_fixed<double>(static_cast<double>(a.s) / static_cast<double>(a.n));
     if (a.s > std::numeric_limits<int64_t>::max() || a.s < std::numeric_limits<int64_t>::min()) {
-      if (ansi) overflow("long", name);
+      if (ansi) ansi_overflow("long", name);
     }
     // Spark's non-ANSI BIGINT sum wraps around: the exact sum modulo 2^64.
     out.append_fixed<int64_t>(static_cast<int64_t>(static_cast<uint64_t>(static_cast<uint128>(a.s))));
@@ -131,7 +125,7 @@ struct DecimalSumOps {
       ok = avg ? decimal_avg(sum, a.n, scale, rp, rs, &value) : a.s.fits(rp, &value);
     }
     if (ok) return out.append_fixed<int128>(value);
-    if (ansi) overflow("decimal", name);
+    if (ansi) ansi_overflow("decimal", name);
     out.append_null();
   }
 };

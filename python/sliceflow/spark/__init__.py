@@ -7,10 +7,18 @@
 * :func:`window_agg` -- Flink's sliced windows (TUMBLE / HOP / CUMULATE from
   :mod:`sliceflow.window`) on a DataFrame: a local phase before the shuffle, a global phase after
   it, both in the C++ kernel; :class:`WindowMetrics` collects the kernel's counters.
+* :func:`changelog_agg` -- Flink SQL's group aggregation over a ``+I/-U/+U/-D`` changelog with
+  mini-batch bundles, on batch and streaming DataFrames (state in Spark's state store, one
+  entry per bucket of keys); :class:`ChangelogMetrics` collects its counters.
 """
 
+from sliceflow.spark.changelog_agg import ChangelogMetrics, changelog_agg
 from sliceflow.spark.datasource import JsonDataSource, register
 from sliceflow.spark.functions import from_json
 from sliceflow.spark.window_agg import WindowMetrics, window_agg
 
-__all__ = ["JsonDataSource", "WindowMetrics", "from_json", "register", "window_agg"]
+__all__ = [
+    "ChangelogMetrics",
+    "JsonDataSource", "WindowMetrics", "from_json", "register", "changelog_agg",
+    "window_agg",
+]

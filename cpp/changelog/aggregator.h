@@ -1,0 +1,99 @@
+// The global phase (Flink's GroupAggFunction / MiniBatchGroupAggFunction): applies delta rows
+// to per-key state one at a time, in arrival order, and emits each key's net change at the end
+// of a bundle (a bundle of one row without mini-batch). State comes from and goes back to a
+// state blob (streaming: one bucket of Spark's state store) or lives for the whole input
+// (batch, emit="final"). docs/changelog-kernel.md is the contract.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "arrow/builder.h"
+#include "arrow/byte_buffer.h"
+#include "arrow/c_data.h"
+#include "arrow/type.h"
+#include "bundle/bundle_buffer.h"
+#include "changelog/accumulators.h"
+#include "changelog/plan.h"
+
+namespace sliceflow::changelog {
+
+struct AggregatorStats {
+  int64_t rows_in = 0;              // delta rows
+  int64_t retractions_ignored = 0;  // retractions for keys without state
+  int64_t state_reads = 0;          // per key: once per bundle (once per row without mini-batch)
+  int64_t state_writes = 0;         // updates and clears, counted the same way
+  int64_t inserts = 0;              // +I
+  int64_t update_befores = 0;       // -U
+  int64_t update_afters = 0;        // +U
+  int64_t deletes = 0;              // -D
+  int64_t bundles = 0;
+  int64_t keys_loaded = 0;
+  int64_t state_bytes_loaded = 0;
+  int64_t state_bytes_dumped = 0;
+};
+
+enum class Emit : uint8_t { Changelog, Final };
+
+class Aggregator {
+ public:
+  Aggregator(Plan plan, std::unique_ptr<arrow::Type> delta_type, std::unique_ptr<arrow::Type> output_type,
+             Emit emit, int64_t max_output_rows);
+
+  // Adds the keys of a state blob (written by dump() of the same plan). No bundle may be open.
+  void load(std::string_view blob);
+  // Applies delta rows (a struct array of the delta schema).
+  void add(const ArrowSchema& schema, const ArrowArray& array);
+  // Ends the open bundle (the end of a micro-batch's rows): its net changes become output.
+  void end_bundle();
+  // End of input: ends the bundle; with emit="final", queues one +I row per live key.
+  void finish();
+  // Output rows built so far (at most max_output_rows of the final rows at a time), or null.
+  std::unique_ptr<ArrowArray> take();
+  // The live keys' state as one blob. No bundle may be open.
+  void dump(arrow::ByteBuffer& out);
+  // Forgets every key (the next bucket), keeping capacity.
+  void reset();
+
+  const AggregatorStats& stats() const { return stats_; }
+  size_t live_keys() const;
+  size_t memory_usage() const;
+
+ private:
+  uint32_t key_id(std::string_view key);
+  void touch(uint32_t k);
+  void emit_row(const char* op, uint32_t k, const Scalar* values);
+  void current_values(uint32_t k, Scalar* out) const;
+  void check_delta(const arrow::ColumnView& d) const;
+
+  Plan plan_;
+  std::unique_ptr<arrow::Type> delta_type_;
+  std::unique_ptr<arrow::Type> output_type_;
+  Emit emit_;
+  int64_t max_output_rows_;
+  uint64_t fingerprint_;
+  std::vector<std::unique_ptr<Accumulator>> accs_;
+  std::vector<window::ValueClass> classes_;  // per aggregate, its output value class
+  bundle::BundleBuffer keys_;
+  std::vector<int64_t> rows_;  // per key: its row count (0: absent)
+
+  // The open bundle: the keys touched, in first-touch order, with what they emitted before.
+  std::vector<uint32_t> mark_;  // per key: 1 + its index in touched_, 0: untouched
+  std::vector<uint32_t> touched_;
+  std::vector<uint8_t> before_live_;
+  std::vector<Scalar> before_;  // touched_.size() x aggregates
+  std::string before_strings_;  // string values of before_, which hold offsets into it
+  int64_t bundle_rows_ = 0;
+
+  arrow::ColumnBuilder out_;
+  std::vector<arrow::ColumnBuilder*> key_builders_;
+  std::vector<Scalar> scratch_;
+  bool finished_ = false;
+  size_t final_cursor_ = 0;
+  AggregatorStats stats_;
+};
+
+}  // namespace sliceflow::changelog

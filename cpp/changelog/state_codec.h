@@ -1,0 +1,62 @@
+// The byte format of a key's state in a state blob: fixed-width values in native byte order,
+// strings as a 4-byte length and their bytes. The reader checks every length, so a damaged or
+// foreign blob gives a clear error, never a read past its end.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "arrow/byte_buffer.h"
+
+namespace sliceflow::changelog {
+
+class StateWriter {
+ public:
+  explicit StateWriter(arrow::ByteBuffer& out) : out_(out) {}
+  template <typename T>
+  void put(T v) {
+    out_.append(v);
+  }
+  void put_bytes(std::string_view s) {
+    put<uint32_t>(static_cast<uint32_t>(s.size()));
+    out_.append_bytes(s.data(), s.size());
+  }
+
+ private:
+  arrow::ByteBuffer& out_;
+};
+
+class StateReader {
+ public:
+  explicit StateReader(std::string_view in) : in_(in) {}
+  template <typename T>
+  T get() {
+    need(sizeof(T));
+    T v;
+    std::memcpy(&v, in_.data() + at_, sizeof(T));
+    at_ += sizeof(T);
+    return v;
+  }
+  std::string_view get_bytes() {
+    const auto n = get<uint32_t>();
+    need(n);
+    const std::string_view s = in_.substr(at_, n);
+    at_ += n;
+    return s;
+  }
+  bool done() const { return at_ == in_.size(); }
+
+ private:
+  void need(size_t n) const {
+    if (in_.size() - at_ < n) {
+      throw std::invalid_argument("changelog state: the state blob is truncated or damaged");
+    }
+  }
+  std::string_view in_;
+  size_t at_ = 0;
+};
+
+}  // namespace sliceflow::changelog

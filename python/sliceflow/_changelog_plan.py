@@ -1,0 +1,274 @@
+"""The plan of a changelog aggregation: validation, Spark's result types and the Arrow schemas.
+
+:func:`build_plan` turns an input schema, the grouping columns, the op column and the
+aggregates into everything the encoder (local phase) and the aggregator (global phase) need
+(docs/changelog-kernel.md): the plan ``dict`` for ``sliceflow._core.changelog``, which input
+columns the encoder reads (keys, op, then each argument column once), and the encoder input,
+delta and output schemas. Types are decided here, on the driver, so that a bad call fails
+before any task runs.
+
+>>> import pyarrow as pa
+>>> from sliceflow import window as W
+>>> schema = pa.schema([("day", pa.string()), ("user_id", pa.int32()), ("op", pa.string())])
+>>> cp = build_plan(schema, ["day"], [W.count_distinct("user_id").alias("cnt")], op_col="op")
+>>> cp.output_schema.names
+['op', 'day', 'cnt']
+>>> cp.plan["fold"]  # count_distinct cannot be folded before the shuffle
+False
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+
+from sliceflow._window_plan import (
+    _carried,
+    _check_arg_type,
+    _check_key_type,
+    _column,
+    _is_float,
+    _is_signed_int,
+    _positive_int,
+    result_type,
+)
+from sliceflow.window import AggSpec
+
+__all__ = [
+    "DEFAULT_BUCKETS",
+    "DEFAULT_BUNDLE_ROWS",
+    "DEFAULT_FOLD_ROWS",
+    "ChangelogPlan",
+    "build_plan",
+]
+
+#: Flink's ``table.exec.mini-batch.size`` in the issue's API.
+DEFAULT_BUNDLE_ROWS = 5000
+#: The encoder's fold bound (input rows folded before a flush).
+DEFAULT_FOLD_ROWS = 200_000
+#: State-store buckets per query (the grouping key of Spark's stateful operator).
+DEFAULT_BUCKETS = 256
+
+#: Aggregates an encoder can fold over a changelog (exactly invertible partials).
+_FOLDABLE_WITH_RETRACTIONS = frozenset({"count", "sum", "avg"})
+
+
+@dataclass(frozen=True)
+class ChangelogPlan:
+    """Everything both phases need; see :func:`build_plan`."""
+
+    plan: dict[str, Any]
+    input_schema: pa.Schema
+    #: For each encoder input column, the index of its column in ``input_schema``.
+    input_indices: tuple[int, ...]
+    encoder_schema: pa.Schema
+    delta_schema: pa.Schema
+    output_schema: pa.Schema
+
+    def encoder_batch(self, batch: pa.RecordBatch) -> pa.RecordBatch:
+        """The encoder input columns of ``batch`` (which has ``input_schema``'s columns)."""
+        if batch.schema.names != self.input_schema.names:
+            raise ValueError(
+                "every batch must have the columns the changelog plan was built for: "
+                f"expected {self.input_schema.names}, got {batch.schema.names}"
+            )
+        columns = [batch.column(i) for i in self.input_indices]
+        columns = [
+            c if c.type == f.type else c.cast(f.type)
+            for c, f in zip(columns, self.encoder_schema, strict=True)
+        ]
+        return pa.RecordBatch.from_arrays(columns, schema=self.encoder_schema)
+
+
+def _delta_fields(j: int, fn: str, t: pa.DataType | None) -> list[pa.Field]:
+    p = f"__a{j}_"
+    if fn == "count":
+        return [pa.field(p + "n", pa.int64(), nullable=False)]
+    assert t is not None
+    if fn in ("sum", "avg"):
+        if _is_signed_int(t):
+            s = pa.decimal128(38, 0)
+        elif _is_float(t):
+            s = pa.float64()
+        else:
+            s = pa.decimal128(38, t.scale)
+        return [pa.field(p + "s", s), pa.field(p + "n", pa.int64(), nullable=False)]
+    return [pa.field(p + "v", _carried(t))]
+
+
+def build_plan(
+    schema: pa.Schema,
+    by: str | Sequence[str] | None,
+    aggs: Sequence[AggSpec],
+    *,
+    op_col: str | None = None,
+    mini_batch: bool = True,
+    bundle_rows: int = DEFAULT_BUNDLE_ROWS,
+    buckets: int = DEFAULT_BUCKETS,
+    fold: bool | None = None,
+    fold_rows: int = DEFAULT_FOLD_ROWS,
+    ansi: bool = True,
+) -> ChangelogPlan:
+    """Validates a changelog aggregation over ``schema`` and derives its plan and schemas.
+
+    ``fold=None`` folds before the shuffle where that is exact (docs/changelog-kernel.md,
+    "Local fold"); ``True`` insists (an error where it cannot), ``False`` never folds.
+    Raises ``ValueError`` (``TypeError`` for arguments of the wrong Python type) naming the
+    column or aggregate at fault.
+
+    >>> import pyarrow as pa
+    >>> from sliceflow import window as W
+    >>> s = pa.schema([("k", pa.int64()), ("v", pa.int64())])
+    >>> cp = build_plan(s, "k", [W.count(), W.max("v")])
+    >>> cp.plan["fold"], cp.delta_schema.names
+    (True, ['__bucket', '__key', '__n', '__a0_n', '__a1_v'])
+    """
+    if not isinstance(schema, pa.Schema):
+        raise TypeError(f"schema must be a pyarrow.Schema, not {type(schema).__name__}")
+    if by is None:
+        by = []
+    elif isinstance(by, str):
+        by = [by]
+    else:
+        by = list(by)
+    if isinstance(aggs, AggSpec):
+        aggs = [aggs]
+    aggs = list(aggs)
+    for agg in aggs:
+        if not isinstance(agg, AggSpec):
+            raise TypeError(
+                "aggs must be aggregate specs from sliceflow.window (count, sum, ...), "
+                f"not {type(agg).__name__}"
+            )
+    if not aggs:
+        raise ValueError("changelog aggregation needs at least one aggregate")
+    for name, value in (("mini_batch", mini_batch), ("ansi", ansi)):
+        if not isinstance(value, bool):
+            raise TypeError(f"{name} must be a bool, not {type(value).__name__}")
+    if fold is not None and not isinstance(fold, bool):
+        raise TypeError(f"fold must be a bool or None, not {type(fold).__name__}")
+    _positive_int(bundle_rows, "bundle_rows")
+    _positive_int(buckets, "buckets")
+    _positive_int(fold_rows, "fold_rows")
+    if buckets > 2**31 - 1:
+        raise ValueError(f"buckets must fit an INT, not {buckets}")
+
+    out_names = ["op", *by, *(a.name for a in aggs)]
+    dupes = {n for n in out_names if out_names.count(n) > 1}
+    if dupes:
+        raise ValueError(
+            f"duplicate output column name(s) {sorted(dupes)}: the output has op, the grouping "
+            "columns and one column per aggregate; give aggregates distinct names with "
+            ".alias(...)"
+        )
+
+    key_idx = [_column(schema, name, "grouping column") for name in by]
+    for name, i in zip(by, key_idx, strict=True):
+        _check_key_type(name, schema.field(i).type)
+    indices = list(key_idx)
+    op_column = -1
+    if op_col is not None:
+        i = _column(schema, op_col, "op column")
+        t = schema.field(i).type
+        if not (pa.types.is_string(t) or pa.types.is_large_string(t)):
+            raise ValueError(
+                f"op column {op_col!r} must be a STRING column holding +I, -U, +U or -D, not {t}"
+            )
+        if op_col in by:
+            raise ValueError(f"op column {op_col!r} cannot also be a grouping column")
+        op_column = len(indices)
+        indices.append(i)
+
+    arg_local: dict[str, int] = {}
+    plan_aggs: list[dict[str, Any]] = []
+    arg_types: list[pa.DataType | None] = []
+    for agg in aggs:
+        if agg.col is None:
+            plan_aggs.append({"fn": agg.fn, "arg": -1})
+            arg_types.append(None)
+            continue
+        i = _column(schema, agg.col, f"aggregate {agg.name!r}: argument")
+        t = schema.field(i).type
+        _check_arg_type(agg, t)
+        if agg.col not in arg_local:
+            arg_local[agg.col] = len(indices)
+            indices.append(i)
+        plan_aggs.append({"fn": agg.fn, "arg": arg_local[agg.col]})
+        arg_types.append(t)
+
+    retracting = op_col is not None
+    foldable = all(
+        a.fn in _FOLDABLE_WITH_RETRACTIONS if retracting else a.fn != "count_distinct" for a in aggs
+    )
+    if fold is None:
+        fold = mini_batch and foldable
+    elif fold and not mini_batch:
+        raise ValueError("fold=True needs mini_batch=True (without it every row emits a change)")
+    elif fold and not foldable:
+        raise ValueError(
+            "these aggregates cannot be folded before the shuffle: count_distinct never, and "
+            "over a changelog (op_col) only count, sum and avg"
+        )
+
+    n = len(by)
+    names = [f"__k{j}" for j in range(n)]
+    if op_column >= 0:
+        names.append("__op")
+    names += [f"__v{j}" for j in range(len(indices) - len(names))]
+    encoder_schema = pa.schema(
+        [
+            schema.field(i).with_name(name).with_type(_carried(schema.field(i).type))
+            for name, i in zip(names, indices, strict=True)
+        ]
+    )
+    delta_fields = [
+        pa.field("__bucket", pa.int32(), nullable=False),
+        pa.field("__key", pa.binary(), nullable=False),
+        pa.field("__n", pa.int64(), nullable=False),
+    ]
+    for j, (agg, t) in enumerate(zip(aggs, arg_types, strict=True)):
+        delta_fields += _delta_fields(j, agg.fn, t)
+    delta_schema = pa.schema(delta_fields)
+
+    out_fields = [pa.field("op", pa.string(), nullable=False)]
+    for name, i in zip(by, key_idx, strict=True):
+        f = schema.field(i)
+        out_fields.append(pa.field(name, _carried(f.type), f.nullable))
+    for agg, t in zip(aggs, arg_types, strict=True):
+        counted = agg.fn in ("count", "count_distinct")
+        out_fields.append(pa.field(agg.name, result_type(agg.fn, t), nullable=not counted))
+    output_schema = pa.schema(out_fields)
+
+    # What the state depends on: a checkpoint written under another fingerprint is refused.
+    fingerprint = "|".join(
+        [
+            "v1",
+            f"buckets={buckets}",
+            f"retracting={retracting}",
+            "keys=" + ",".join(str(_carried(schema.field(i).type)) for i in key_idx),
+            "aggs=" + ",".join(f"{a.fn}({t})" for a, t in zip(aggs, arg_types, strict=True)),
+        ]
+    )
+    plan = {
+        "num_keys": n,
+        "op_column": op_column,
+        "aggs": plan_aggs,
+        "mini_batch": mini_batch,
+        "fold": fold,
+        "fold_rows": fold_rows,
+        "bundle_rows": bundle_rows,
+        "buckets": buckets,
+        "ansi": ansi,
+        "fingerprint": fingerprint,
+    }
+    return ChangelogPlan(
+        plan=plan,
+        input_schema=schema,
+        input_indices=tuple(indices),
+        encoder_schema=encoder_schema,
+        delta_schema=delta_schema,
+        output_schema=output_schema,
+    )

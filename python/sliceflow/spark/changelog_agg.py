@@ -1,0 +1,221 @@
+"""``changelog_agg``: Flink SQL's changelog group aggregation on a Spark DataFrame.
+
+::
+
+    batch:     df ─ mapInArrow(encoder: key bytes, signed deltas, folded per key where exact)
+                  ─ repartition(__key) ─ mapInArrow(aggregator, emit="final") ─ one +I per key
+
+    streaming: df ─ mapInArrow(encoder) ─ groupBy(__bucket)
+                  ─ transformWithStateInPandas(aggregator per bucket: read the bucket's state
+                    once, apply the micro-batch's rows in bundles, emit net changes, write the
+                    state once) ─ changelog rows (output mode append)
+
+The state of a streaming query lives in Spark's state store (RocksDB), one value per *bucket*
+(``hash(key) mod buckets``): one Python call handles every key of a bucket, so there is no
+Python call (and no state-store round trip) per key. All per-row work is in the C++ kernel
+(``sliceflow._core.changelog``); docs/changelog-kernel.md has the semantics.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import pyarrow as pa
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+from pyspark.sql import types as T
+
+from sliceflow._changelog_plan import (
+    DEFAULT_BUCKETS,
+    DEFAULT_BUNDLE_ROWS,
+    ChangelogPlan,
+    build_plan,
+)
+from sliceflow.changelog import GlobalPhase, encode
+from sliceflow.spark._bucket_state import BucketProcessor
+from sliceflow.spark._types import session_time_zone
+from sliceflow.spark.window_agg import (
+    WindowMetrics,
+    _arrow_field,
+    _quote,
+    _resolver,
+    _schema_for_errors,
+    _spark_struct,
+)
+from sliceflow.window import AggSpec, _add_stats, conform
+
+__all__ = ["ChangelogMetrics", "changelog_agg"]
+
+#: Spark conf that sets the default bucket count of streaming changelog_agg.
+BUCKETS_CONF = "spark.sliceflow.changelog.buckets"
+
+
+class ChangelogMetrics(WindowMetrics):
+    """The changelog kernel's counters, summed over every task of the queries it is given to.
+
+    Encoder: ``rows_in``, ``retractions_in``, ``deltas_out``, ``fold_flushes``. Aggregator:
+    ``deltas_in``, ``retractions_ignored``, ``state_reads``, ``state_writes`` (per key, as
+    Flink counts them: once per bundle with mini-batch, once per row without), ``inserts``,
+    ``update_befores``, ``update_afters``, ``deletes``, ``bundles``, ``keys_loaded``,
+    ``state_bytes_loaded``, ``state_bytes_dumped`` (the bucket state read from and written to
+    Spark's state store), ``buckets_touched``. In streaming the counters grow with every
+    micro-batch; read :attr:`value` on the driver.
+
+    Example:
+        >>> metrics = ChangelogMetrics(spark)  # doctest: +SKIP
+        >>> changelog_agg(df, ["k"], [W.count()], metrics=metrics).collect()  # doctest: +SKIP
+        >>> metrics.value["state_writes"]  # doctest: +SKIP
+        1000
+    """
+
+    def __repr__(self) -> str:
+        return f"ChangelogMetrics({self.value})"
+
+
+def _default_buckets(df: DataFrame) -> int:
+    value = df.sparkSession.conf.get(BUCKETS_CONF, None)
+    if value is None:
+        return DEFAULT_BUCKETS
+    try:
+        buckets = int(value)
+    except ValueError:
+        raise ValueError(f"{BUCKETS_CONF} must be a positive integer, not {value!r}") from None
+    if buckets <= 0:
+        raise ValueError(f"{BUCKETS_CONF} must be a positive integer, not {value!r}")
+    return buckets
+
+
+def changelog_agg(
+    df: DataFrame,
+    by: str | Sequence[str] | None,
+    aggs: Sequence[AggSpec],
+    *,
+    op_col: str | None = None,
+    mini_batch: bool = True,
+    bundle_rows: int = DEFAULT_BUNDLE_ROWS,
+    buckets: int | None = None,
+    metrics: ChangelogMetrics | None = None,
+) -> DataFrame:
+    """Group aggregation that consumes and produces a changelog (Flink SQL's semantics).
+
+    Args:
+        df: a batch or streaming DataFrame. A streaming one needs the RocksDB state store
+            provider (``spark.sql.streaming.stateStore.providerClass``), as every
+            ``transformWithState`` query does.
+        by: grouping column name(s); ``None`` or ``[]`` for one group.
+        aggs: :func:`sliceflow.window.count`, ``sum``, ``avg``, ``min``, ``max``,
+            ``count_distinct``, ``first_value``, ``last_value`` (``.alias(name)``); all of them
+            retract.
+        op_col: a STRING column of ``+I``/``-U``/``+U``/``-D`` (null is ``+I``; any other value
+            fails the task with an error naming it), e.g. the ``op`` column of another
+            ``changelog_agg``; ``None``: every row is an insert.
+        mini_batch: fold each bundle's rows per key and emit one net change per key (Flink's
+            ``table.exec.mini-batch.enabled``); ``False``: one change per row.
+        bundle_rows: bundles are cut every this many rows (Flink's
+            ``table.exec.mini-batch.size``); a bundle never spans micro-batches.
+        buckets: streaming only: how many state-store entries the keys are hashed into (one
+            Python call and one state read and write per touched bucket per micro-batch).
+            Default: the Spark conf ``spark.sliceflow.changelog.buckets``, else 256. It is part
+            of the checkpoint: a query must restart with the bucket count it started with.
+        metrics: a :class:`ChangelogMetrics` to which the kernel's counters are added.
+
+    Returns:
+        ``op`` (STRING), the ``by`` columns, one column per aggregate (Spark SQL's result
+        types). Streaming: the changelog, output mode ``append``. Batch: one ``+I`` row per key
+        alive at the end of the input (what the changelog materializes to).
+
+    Example:
+        >>> from pyspark.sql import functions as F
+        >>> from sliceflow import window as W
+        >>> inner = changelog_agg(src.withColumn("b", F.col("user_id") % 10), by=["day", "b"],
+        ...                       aggs=[W.count_distinct("user_id").alias("cnt")])  # doctest: +SKIP
+        >>> outer = changelog_agg(inner, by=["day"], aggs=[W.sum("cnt").alias("total")],
+        ...                       op_col="op")  # doctest: +SKIP
+    """
+    if not isinstance(df, DataFrame):
+        raise TypeError(f"changelog_agg takes a pyspark DataFrame, not {type(df).__name__}")
+    spark = df.sparkSession
+    conf = spark.conf
+    ansi = str(conf.get("spark.sql.ansi.enabled", "true")).lower() == "true"
+    large_var = (
+        str(conf.get("spark.sql.execution.arrow.useLargeVarTypes", "false")).lower() == "true"
+    )
+    case_sensitive = str(conf.get("spark.sql.caseSensitive", "false")).lower() == "true"
+    time_zone = session_time_zone(spark)
+    if buckets is None:
+        buckets = _default_buckets(df)
+
+    if isinstance(aggs, AggSpec):
+        aggs = [aggs]
+    by_list = [by] if isinstance(by, str) else list(by or [])
+    resolve = _resolver(df, case_sensitive)
+    by_list = [resolve(name) for name in by_list]
+    op_name = resolve(op_col) if op_col is not None else None
+    aggs = [
+        a if not isinstance(a, AggSpec) or a.col is None else AggSpec(a.fn, resolve(a.col), a.name)
+        for a in aggs
+    ]
+    referenced = [*by_list, op_name, *(a.col for a in aggs if isinstance(a, AggSpec))]
+    used = list(dict.fromkeys(n for n in referenced if isinstance(n, str)))
+    columns = df.columns
+    if all(columns.count(name) == 1 for name in used):
+        fields = {f.name: f for f in df.schema.fields}
+        input_schema = pa.schema(
+            [_arrow_field(fields[name], time_zone, large_var) for name in used]
+        )
+    else:  # a missing or ambiguous column: build_plan reports it against every column
+        input_schema = _schema_for_errors(df, time_zone, large_var)
+    cp = build_plan(
+        input_schema,
+        by_list,
+        aggs,
+        op_col=op_name,
+        mini_batch=mini_batch,
+        bundle_rows=bundle_rows,
+        buckets=buckets,
+        ansi=ansi,
+    )
+    accumulator = metrics._accumulator if metrics is not None else None
+
+    def encode_fn(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        stats: dict[str, int] | None = {} if accumulator is not None else None
+        inputs = (conform(b, cp.input_schema) for b in batches)
+        yield from encode(cp, inputs, stats)
+        if accumulator is not None and stats:
+            accumulator.add(stats)
+
+    encode_fn.__name__ = "changelog_agg_encode"
+    selected = df.select(*[F.col(_quote(name)) for name in cp.input_schema.names])
+    deltas = selected.mapInArrow(encode_fn, _spark_struct(cp.delta_schema))
+    output_struct = _spark_struct(cp.output_schema)
+    if df.isStreaming:
+        return _streaming(cp, deltas, output_struct, accumulator)
+    return _batch(cp, deltas, output_struct, accumulator)
+
+
+def _batch(cp: ChangelogPlan, deltas: DataFrame, output: T.StructType, accumulator: Any) -> DataFrame:
+    def final_fn(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        phase = GlobalPhase(cp, "final")
+        for batch in batches:
+            yield from phase.add(batch)
+        yield from phase.finish()
+        if accumulator is not None:
+            accumulator.add(phase.stats())
+
+    final_fn.__name__ = "changelog_agg_final"
+    # Rows of a key from one input partition keep their order through the shuffle.
+    return deltas.repartition("__key").mapInArrow(final_fn, output)
+
+
+def _streaming(
+    cp: ChangelogPlan, deltas: DataFrame, output: T.StructType, accumulator: Any
+) -> DataFrame:
+    processor = BucketProcessor(cp, accumulator)
+    return deltas.groupBy("__bucket").transformWithStateInPandas(
+        statefulProcessor=processor,
+        outputStructType=output,
+        outputMode="Append",
+        timeMode="None",
+    )
+
