@@ -147,7 +147,8 @@ def _micro_batches(data: Any) -> list[pa.Table]:
             item = pa.Table.from_batches([item])
         if not isinstance(item, pa.Table):
             raise TypeError(
-                f"each micro-batch must be a pyarrow Table or RecordBatch, not {type(item).__name__}"
+                "each micro-batch must be a pyarrow Table or RecordBatch, not "
+                f"{type(item).__name__}"
             )
         if tables and item.schema.names != tables[0].schema.names:
             raise ValueError(

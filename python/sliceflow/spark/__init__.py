@@ -19,6 +19,10 @@ from sliceflow.spark.window_agg import WindowMetrics, window_agg
 
 __all__ = [
     "ChangelogMetrics",
-    "JsonDataSource", "WindowMetrics", "from_json", "register", "changelog_agg",
+    "JsonDataSource",
+    "WindowMetrics",
+    "from_json",
+    "register",
+    "changelog_agg",
     "window_agg",
 ]

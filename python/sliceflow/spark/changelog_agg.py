@@ -43,7 +43,7 @@ from sliceflow.spark.window_agg import (
     _schema_for_errors,
     _spark_struct,
 )
-from sliceflow.window import AggSpec, _add_stats, conform
+from sliceflow.window import AggSpec, conform
 
 __all__ = ["ChangelogMetrics", "changelog_agg"]
 
@@ -194,7 +194,9 @@ def changelog_agg(
     return _batch(cp, deltas, output_struct, accumulator)
 
 
-def _batch(cp: ChangelogPlan, deltas: DataFrame, output: T.StructType, accumulator: Any) -> DataFrame:
+def _batch(
+    cp: ChangelogPlan, deltas: DataFrame, output: T.StructType, accumulator: Any
+) -> DataFrame:
     def final_fn(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         phase = GlobalPhase(cp, "final")
         for batch in batches:
@@ -218,4 +220,3 @@ def _streaming(
         outputMode="Append",
         timeMode="None",
     )
-
