@@ -225,7 +225,13 @@ class DecimalSumAcc final : public Accumulator {
     int128 sum = 0;
     int128 v = 0;
     bool ok = overflowed_[key] == 0 && s_[key].fits(p1_, &sum);
-    if (ok) ok = avg_ ? window::decimal_avg(sum, n, scale_, rp_, rs_, &v) : s_[key].fits(rp_, &v);
+    if (ok && avg_) {
+      // A negative count only comes from retracting values never accumulated; the quotient is
+      // still sum / count.
+      ok = n > 0 ? window::decimal_avg(sum, n, scale_, rp_, rs_, &v) : window::decimal_avg(-sum, -n, scale_, rp_, rs_, &v);
+    } else if (ok) {
+      ok = s_[key].fits(rp_, &v);
+    }
     if (!ok) {
       if (ansi_) window::ansi_overflow("decimal", name_);
       return out;

@@ -275,6 +275,7 @@ void Aggregator::reset() {
   finished_ = false;
   final_cursor_ = 0;
   if (out_.length() > 0) out_.truncate(0);
+  stats_ = AggregatorStats{};
 }
 
 size_t Aggregator::memory_usage() const {

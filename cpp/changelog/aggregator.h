@@ -55,7 +55,7 @@ class Aggregator {
   std::unique_ptr<ArrowArray> take();
   // The live keys' state as one blob. No bundle may be open.
   void dump(arrow::ByteBuffer& out);
-  // Forgets every key (the next bucket), keeping capacity.
+  // Forgets every key and the counters (the next bucket), keeping capacity.
   void reset();
 
   const AggregatorStats& stats() const { return stats_; }

@@ -20,7 +20,7 @@ struct Scalar {
   std::string_view s;  // Str class
 };
 
-// Equal as emitted: nulls equal each other, floats by bit pattern.
+// Equal as emitted: nulls equal each other, floats by bit pattern but every NaN equal.
 inline bool same_scalar(window::ValueClass c, const Scalar& a, const Scalar& b) {
   if (a.valid != b.valid) return false;
   if (!a.valid) return true;
@@ -28,6 +28,8 @@ inline bool same_scalar(window::ValueClass c, const Scalar& a, const Scalar& b) 
     case window::ValueClass::I64:
       return a.i == b.i;
     case window::ValueClass::F64:
+      // Every NaN is one value (Spark's normalisation); otherwise the bits (-0.0 is not 0.0).
+      if (a.d != a.d || b.d != b.d) return a.d != a.d && b.d != b.d;
       return std::memcmp(&a.d, &b.d, sizeof(double)) == 0;
     case window::ValueClass::I128:
       return a.x == b.x;

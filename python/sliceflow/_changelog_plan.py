@@ -49,8 +49,9 @@ __all__ = [
 DEFAULT_BUNDLE_ROWS = 5000
 #: The encoder's fold bound (input rows folded before a flush).
 DEFAULT_FOLD_ROWS = 200_000
-#: State-store buckets per query (the grouping key of Spark's stateful operator).
-DEFAULT_BUCKETS = 256
+#: State-store buckets per query (the grouping key of Spark's stateful operator). A constant,
+#: not derived from other settings: it is part of the checkpoint (bench/README.md, "changelog").
+DEFAULT_BUCKETS = 64
 
 #: Aggregates an encoder can fold over a changelog (exactly invertible partials).
 _FOLDABLE_WITH_RETRACTIONS = frozenset({"count", "sum", "avg"})

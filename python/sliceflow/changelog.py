@@ -121,7 +121,7 @@ class GlobalPhase:
         return self._agg.dump()
 
     def reset(self) -> None:
-        """Forgets every key (reuse for the next bucket)."""
+        """Forgets every key and the counters (reuse for the next bucket)."""
         self._agg.reset()
 
     def live_keys(self) -> int:
