@@ -22,7 +22,14 @@ def spark():
     session = local_session(
         "local[2]",
         "sliceflow-tests",
-        {"spark.sql.shuffle.partitions": "4", "spark.driver.memory": "2g"},
+        {
+            "spark.sql.shuffle.partitions": "4",
+            "spark.driver.memory": "2g",
+            # streaming changelog_agg (transformWithStateInPandas) needs RocksDB
+            "spark.sql.streaming.stateStore.providerClass": (
+                "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
+            ),
+        },
     )
     yield session
     session.stop()

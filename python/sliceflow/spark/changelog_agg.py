@@ -73,6 +73,21 @@ class ChangelogMetrics(WindowMetrics):
         return f"ChangelogMetrics({self.value})"
 
 
+#: The state store provider transformWithState(InPandas) needs.
+ROCKSDB_PROVIDER = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
+_PROVIDER_CONF = "spark.sql.streaming.stateStore.providerClass"
+
+
+def _check_state_store(conf: Any) -> None:
+    provider = conf.get(_PROVIDER_CONF, None)
+    if provider != ROCKSDB_PROVIDER:
+        raise ValueError(
+            "a streaming changelog_agg keeps its state with transformWithStateInPandas, which "
+            f"needs the RocksDB state store: set {_PROVIDER_CONF} to {ROCKSDB_PROVIDER} "
+            f"(it is {provider!r})"
+        )
+
+
 def _default_buckets(df: DataFrame) -> int:
     value = df.sparkSession.conf.get(BUCKETS_CONF, None)
     if value is None:
@@ -190,6 +205,7 @@ def changelog_agg(
     deltas = selected.mapInArrow(encode_fn, _spark_struct(cp.delta_schema))
     output_struct = _spark_struct(cp.output_schema)
     if df.isStreaming:
+        _check_state_store(conf)
         return _streaming(cp, deltas, output_struct, accumulator)
     return _batch(cp, deltas, output_struct, accumulator)
 
