@@ -62,9 +62,9 @@ Aggregator::Aggregator(Plan plan, std::unique_ptr<arrow::Type> delta_type, std::
   scratch_.resize(plan_.aggs.size());
 }
 
-uint32_t Aggregator::key_id(std::string_view key) {
+uint32_t Aggregator::key_id(std::string_view key, uint64_t hash) {
   const size_t before = keys_.size();
-  const uint32_t k = keys_.find_or_insert(key, 0, window::hash_bytes(key));
+  const uint32_t k = keys_.find_or_insert(key, 0, hash);
   if (keys_.size() != before) {
     rows_.push_back(0);
     mark_.push_back(0);
@@ -168,8 +168,14 @@ void Aggregator::add(const ArrowSchema& schema, const ArrowArray& array) {
   const int64_t rows = d.length();
   const int64_t limit = plan_.mini_batch ? plan_.bundle_rows : 1;
   stats_.rows_in += rows;
+  // Hash the batch's keys first, so that each probe's table entry can be prefetched a few rows
+  // ahead (the key table of a large partition does not fit the caches).
+  constexpr int64_t kAhead = 8;
+  hashes_.resize(static_cast<size_t>(rows));
+  for (int64_t r = 0; r < rows; ++r) hashes_[static_cast<size_t>(r)] = window::hash_bytes(key.str(r));
   for (int64_t r = 0; r < rows; ++r) {
-    const uint32_t k = key_id(key.str(r));
+    if (r + kAhead < rows) keys_.prefetch(hashes_[static_cast<size_t>(r + kAhead)]);
+    const uint32_t k = key_id(key.str(r), hashes_[static_cast<size_t>(r)]);
     if (mark_[k] == 0) touch(k);
     const int64_t n = count.i64(r);
     if (rows_[k] <= 0 && n <= 0) {
@@ -250,7 +256,7 @@ void Aggregator::load(std::string_view blob) {
   for (uint64_t i = 0; i < n; ++i) {
     const std::string_view key = r.get_bytes();
     const size_t before = keys_.size();
-    const uint32_t k = key_id(key);
+    const uint32_t k = key_id(key, window::hash_bytes(key));
     if (keys_.size() == before) throw std::invalid_argument("changelog state: a key appears twice in the state");
     const auto rows = r.get<int64_t>();
     if (rows <= 0) throw std::invalid_argument("changelog state: a key without rows in the state blob");

@@ -63,7 +63,7 @@ class Aggregator {
   size_t memory_usage() const;
 
  private:
-  uint32_t key_id(std::string_view key);
+  uint32_t key_id(std::string_view key, uint64_t hash);
   void touch(uint32_t k);
   void emit_row(const char* op, uint32_t k, const Scalar* values);
   void current_values(uint32_t k, Scalar* out) const;
@@ -91,6 +91,7 @@ class Aggregator {
   arrow::ColumnBuilder out_;
   std::vector<arrow::ColumnBuilder*> key_builders_;
   std::vector<Scalar> scratch_;
+  std::vector<uint64_t> hashes_;  // per row of the batch being added
   bool finished_ = false;
   size_t final_cursor_ = 0;
   AggregatorStats stats_;
