@@ -46,3 +46,24 @@ def test_local_cluster_window_agg_matches_spark_window():
     summary = [line for line in result.stdout.splitlines() if line.startswith("rows=")]
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     assert len(summary) == 1 and " diff=0 " in summary[0], summary
+
+
+def test_local_cluster_changelog_agg_matches_spark_and_model():
+    import sliceflow
+
+    # As above: the executors import the same sliceflow as this process.
+    here = os.path.dirname(os.path.dirname(os.path.abspath(sliceflow.__file__)))
+    path = [here] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    env = dict(
+        os.environ,
+        PYSPARK_PYTHON=sys.executable,
+        PYSPARK_DRIVER_PYTHON=sys.executable,
+        PYTHONPATH=os.pathsep.join(os.path.abspath(p) for p in path),
+    )
+    job = os.path.join(os.path.dirname(__file__), "changelog_cluster_job.py")
+    result = subprocess.run(
+        [sys.executable, job], env=env, capture_output=True, text=True, timeout=900
+    )
+    summary = [line for line in result.stdout.splitlines() if line.startswith("rows=")]
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert len(summary) == 1 and " diff=0 " in summary[0], summary
