@@ -6,6 +6,7 @@ the errors a user meets."""
 
 from __future__ import annotations
 
+import math
 import os
 import random
 from collections.abc import Sequence
@@ -348,3 +349,39 @@ def test_streaming_needs_the_rocksdb_state_store(spark, tmp_path):
             changelog_agg(stream, "k", [W.count()], op_col="op")
     finally:
         spark.conf.set(key, old)
+
+
+def test_streaming_types_round_trip(spark, tmp_path):
+    """Keys and values of every kind survive the pandas hand-over of transformWithStateInPandas
+    (dates, timestamps, decimals, floats with NaN, booleans, nulls)."""
+    import datetime as dt
+
+    t0 = dt.datetime(2026, 11, 23, 12, 0, tzinfo=dt.timezone.utc)
+    table = pa.table(
+        {
+            "day": pa.array([dt.date(2026, 11, 23), None, dt.date(2026, 11, 23)], pa.date32()),
+            "ts": pa.array([t0, t0, None], pa.timestamp("us", tz="UTC")),
+            "ok": pa.array([True, None, False]),
+            "f": pa.array([float("nan"), 1.5, None]),
+            "d": pa.array([Decimal("1.25"), None, Decimal("-3.50")], pa.decimal128(10, 2)),
+            "big": pa.array([2**62, 2**62, None], pa.int64()),
+        }
+    )
+    write_micro_batches(str(tmp_path / "src"), [table])
+    aggs = [
+        W.min("ts").alias("first_ts"),
+        W.max("f").alias("top_f"),
+        W.sum("d").alias("sd"),
+        W.max("ok").alias("any_ok"),
+        W.sum("big").alias("sb"),
+        W.count().alias("n"),
+    ]
+    out = changelog_agg(stream_of(spark, str(tmp_path / "src"), table.schema), ["day"], aggs)
+    got = collect_stream(out, str(tmp_path / "ck"))
+    rows = sorted(got[0], key=lambda r: str(r[1]))
+    assert [r[0] for r in rows] == ["+I", "+I"]
+    day, null_day = rows[0], rows[1]
+    assert day[1] == dt.date(2026, 11, 23) and null_day[1] is None
+    assert day[2] == t0.replace(tzinfo=None) and math.isnan(day[3])
+    assert day[4] == Decimal("-2.25") and day[5] is True and day[6] == 2**62 and day[7] == 2
+    assert null_day[2:] == (t0.replace(tzinfo=None), 1.5, None, None, 2**62, 1)

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 from pyspark.sql import types as T
@@ -22,7 +23,7 @@ from pyspark.sql.streaming.stateful_processor import StatefulProcessor, Stateful
 from sliceflow._changelog_plan import ChangelogPlan
 from sliceflow.changelog import GlobalPhase
 
-__all__ = ["STATE_NAME", "BucketProcessor"]
+__all__ = ["PACKED_SCHEMA", "STATE_NAME", "BucketProcessor", "pack_by_bucket"]
 
 #: The name of the value state that holds a bucket's blob.
 STATE_NAME = "sliceflow_changelog_bucket"
@@ -34,17 +35,45 @@ def _to_pandas(batch: pa.RecordBatch) -> pd.DataFrame:
     return batch.to_pandas(types_mapper=pd.ArrowDtype)
 
 
-def _from_pandas(frame: pd.DataFrame, schema: pa.Schema) -> pa.RecordBatch:
-    # Spark hands the columns over by position (named _0, _1, ...), in the schema's order.
-    if frame.shape[1] != len(schema):
-        raise ValueError(
-            f"changelog_agg: expected {len(schema)} delta columns, Spark passed {frame.shape[1]}"
-        )
-    arrays = [
-        pa.array(frame.iloc[:, i], type=field.type, from_pandas=True)
-        for i, field in enumerate(schema)
+#: What the stateful operator receives: per bucket, the delta rows of one encoder batch as one
+#: Arrow IPC message. transformWithStateInPandas hands its input over as pandas, which cannot
+#: tell NaN from null in a float column nor keep a 64-bit integer column with nulls exact; a
+#: bytes column goes through unchanged (and is far cheaper to convert than row values).
+PACKED_SCHEMA = pa.schema(
+    [
+        pa.field("__bucket", pa.int32(), nullable=False),
+        pa.field("__deltas", pa.binary(), nullable=False),
     ]
-    return pa.RecordBatch.from_arrays(arrays, schema=schema)
+)
+
+
+def pack_by_bucket(deltas: pa.RecordBatch) -> pa.RecordBatch:
+    """One row per bucket of ``deltas``: the bucket and its delta rows (in their order) as an
+    IPC message."""
+    buckets = deltas.column(0).to_numpy()
+    order = np.argsort(buckets, kind="stable")  # a bucket's rows keep their arrival order
+    ordered = deltas.take(pa.array(order))
+    sorted_buckets = buckets[order]
+    starts = np.flatnonzero(np.concatenate([[True], sorted_buckets[1:] != sorted_buckets[:-1]]))
+    ends = np.append(starts[1:], len(sorted_buckets))
+    payloads = [
+        ordered.slice(int(a), int(b - a)).serialize().to_pybytes()
+        for a, b in zip(starts, ends, strict=True)
+    ]
+    return pa.RecordBatch.from_arrays(
+        [pa.array(sorted_buckets[starts], pa.int32()), pa.array(payloads, pa.binary())],
+        schema=PACKED_SCHEMA,
+    )
+
+
+def _unpack(frame: pd.DataFrame, schema: pa.Schema) -> Iterator[pa.RecordBatch]:
+    # Spark hands the columns over by position (named _0, _1, ...): bucket, then the payload.
+    if frame.shape[1] != len(PACKED_SCHEMA):
+        raise ValueError(
+            f"changelog_agg: expected {len(PACKED_SCHEMA)} columns, Spark passed {frame.shape[1]}"
+        )
+    for payload in frame.iloc[:, 1]:
+        yield pa.ipc.read_record_batch(pa.py_buffer(payload), schema)
 
 
 class BucketProcessor(StatefulProcessor):
@@ -68,9 +97,9 @@ class BucketProcessor(StatefulProcessor):
             phase.load(bytes(self._state.get()[0]))
         delta_schema = self._cp.delta_schema
         for frame in rows:
-            batch = _from_pandas(frame, delta_schema)
-            for out in phase.add(batch):
-                yield _to_pandas(out)
+            for batch in _unpack(frame, delta_schema):
+                for out in phase.add(batch):
+                    yield _to_pandas(out)
         for out in phase.end_bundle():
             yield _to_pandas(out)
         if phase.live_keys():

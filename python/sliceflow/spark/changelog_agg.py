@@ -33,7 +33,7 @@ from sliceflow._changelog_plan import (
     build_plan,
 )
 from sliceflow.changelog import GlobalPhase, encode
-from sliceflow.spark._bucket_state import BucketProcessor
+from sliceflow.spark._bucket_state import PACKED_SCHEMA, BucketProcessor, pack_by_bucket
 from sliceflow.spark._types import session_time_zone
 from sliceflow.spark.window_agg import (
     WindowMetrics,
@@ -200,13 +200,19 @@ def changelog_agg(
         if accumulator is not None and stats:
             accumulator.add(stats)
 
+    def encode_packed_fn(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for deltas in encode_fn(batches):
+            yield pack_by_bucket(deltas)
+
     encode_fn.__name__ = "changelog_agg_encode"
+    encode_packed_fn.__name__ = "changelog_agg_encode"
     selected = df.select(*[F.col(_quote(name)) for name in cp.input_schema.names])
-    deltas = selected.mapInArrow(encode_fn, _spark_struct(cp.delta_schema))
     output_struct = _spark_struct(cp.output_schema)
     if df.isStreaming:
         _check_state_store(conf)
-        return _streaming(cp, deltas, output_struct, accumulator)
+        packed = selected.mapInArrow(encode_packed_fn, _spark_struct(PACKED_SCHEMA))
+        return _streaming(cp, packed, output_struct, accumulator)
+    deltas = selected.mapInArrow(encode_fn, _spark_struct(cp.delta_schema))
     return _batch(cp, deltas, output_struct, accumulator)
 
 
