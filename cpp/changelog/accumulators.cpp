@@ -63,6 +63,15 @@ size_t value_bytes(const typename V::T& v) {
   }
 }
 
+// Counts and exact sums that leave their type can only come from forged deltas or state blobs
+// (2^63 rows are never reached): refuse them instead of wrapping.
+template <typename T>
+void add_checked(T& into, T by) {
+  if (__builtin_add_overflow(into, by, &into)) {
+    throw std::invalid_argument("changelog kernel: a count or sum overflows its state (damaged input?)");
+  }
+}
+
 // ---- count ----------------------------------------------------------------------------------
 
 class CountAcc final : public Accumulator {
@@ -70,7 +79,7 @@ class CountAcc final : public Accumulator {
   explicit CountAcc(int column) : column_(column) {}
   void grow(size_t keys) override { n_.resize(keys, 0); }
   void apply(uint32_t key, const ColumnView& d, int64_t r, int) override {
-    n_[key] += d.child(static_cast<size_t>(column_)).i64(r);
+    add_checked(n_[key], d.child(static_cast<size_t>(column_)).i64(r));
   }
   void clear_key(uint32_t key) override { n_[key] = 0; }
   Scalar value(uint32_t key) const override {
@@ -101,8 +110,8 @@ class IntSumAcc final : public Accumulator {
     n_.resize(keys, 0);
   }
   void apply(uint32_t key, const ColumnView& d, int64_t r, int) override {
-    s_[key] += d.child(static_cast<size_t>(column_)).i128(r);
-    n_[key] += d.child(static_cast<size_t>(column_) + 1).i64(r);
+    add_checked(s_[key], d.child(static_cast<size_t>(column_)).i128(r));
+    add_checked(n_[key], d.child(static_cast<size_t>(column_) + 1).i64(r));
   }
   void clear_key(uint32_t key) override {
     s_[key] = 0;
@@ -157,7 +166,7 @@ class FloatSumAcc final : public Accumulator {
   }
   void apply(uint32_t key, const ColumnView& d, int64_t r, int) override {
     s_[key] += d.child(static_cast<size_t>(column_)).f64(r);
-    n_[key] += d.child(static_cast<size_t>(column_) + 1).i64(r);
+    add_checked(n_[key], d.child(static_cast<size_t>(column_) + 1).i64(r));
   }
   void clear_key(uint32_t key) override {
     s_[key] = 0.0;
@@ -206,7 +215,7 @@ class DecimalSumAcc final : public Accumulator {
   void apply(uint32_t key, const ColumnView& d, int64_t r, int) override {
     const ColumnView& s = d.child(static_cast<size_t>(column_));
     const int64_t n = d.child(static_cast<size_t>(column_) + 1).i64(r);
-    n_[key] += n;
+    add_checked(n_[key], n);
     if (s.is_null(r)) {
       if (n != 0) overflowed_[key] = 1;
     } else {
@@ -425,7 +434,7 @@ class MultisetAcc final : public Accumulator {
       ++entries_;
     }
     const int64_t before = it->second;
-    it->second += by;
+    add_checked(it->second, by);
     if (Distinct) distinct_[key] += (it->second > 0) - (before > 0);
     if (it->second == 0) {
       m.erase(it);

@@ -183,7 +183,9 @@ void Aggregator::add(const ArrowSchema& schema, const ArrowArray& array) {
     } else {
       const int sign = n > 0 ? 1 : -1;
       for (auto& acc : accs_) acc->apply(k, d, r, sign);
-      rows_[k] += n;
+      if (__builtin_add_overflow(rows_[k], n, &rows_[k])) {
+        throw std::invalid_argument("changelog kernel: a key's row count overflows int64 (damaged input?)");
+      }
       if (rows_[k] <= 0) {
         rows_[k] = 0;
         for (auto& acc : accs_) acc->clear_key(k);
