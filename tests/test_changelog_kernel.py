@@ -393,3 +393,14 @@ def test_state_blob_errors() -> None:
     assert fresh.live_keys() == 3
     with pytest.raises(ValueError, match="appears twice"):
         fresh.load(blob)
+
+
+def test_final_table_judges_overflow_on_the_final_value_only() -> None:
+    """A BIGINT sum that passes 2^63 between bundles and comes back fits: batch (emit="final")
+    does not fail; the changelog, which emits the intermediate value, does under ANSI."""
+    t = pa.table({"k": [1, 1, 1, 1], "v": [2**63 - 1, 1, 0, -1]})
+    kw = dict(bundle_rows=2, fold=False)
+    out = C.aggregate(t, "k", [W.sum("v").alias("s")], emit="final", **kw)
+    assert out.column("s").to_pylist() == [2**63 - 1]
+    with pytest.raises(OverflowError, match="ARITHMETIC_OVERFLOW"):
+        C.aggregate(t, "k", [W.sum("v").alias("s")], **kw)

@@ -124,7 +124,10 @@ class IntSumAcc final : public Accumulator {
     if (n == 0) return out;
     out.valid = true;
     if (avg_) {
-      out.d = static_cast<double>(s) / static_cast<double>(n);
+      // A negative count (retractions of values never accumulated) keeps the quotient's sign
+      // rule of the exact value: 0 / -1 is 0.0, not -0.0.
+      out.d = n > 0 ? static_cast<double>(s) / static_cast<double>(n)
+                    : static_cast<double>(-s) / static_cast<double>(-n);
       return out;
     }
     if (s > std::numeric_limits<int64_t>::max() || s < std::numeric_limits<int64_t>::min()) {

@@ -86,7 +86,9 @@ void Aggregator::touch(uint32_t k) {
   before_live_.push_back(live ? 1 : 0);
   const size_t base = before_.size();
   before_.resize(base + accs_.size());
-  if (!live) return;
+  // emit="final" emits nothing before the end: an intermediate value is never judged (a BIGINT
+  // sum may overflow between bundles and come back into range).
+  if (!live || emit_ != Emit::Changelog) return;
   current_values(k, &before_[base]);
   // The bundle may change the state that string values point into: keep copies.
   for (size_t a = 0; a < accs_.size(); ++a) {
