@@ -465,6 +465,9 @@ class ArrivalAcc final : public Accumulator {
     const typename V::View v = V::read(c, r);
     State& st = keys_[key];
     if (sign > 0) {
+      if (st.next == std::numeric_limits<int64_t>::max()) {
+        throw std::invalid_argument("changelog kernel: arrival counter overflows (damaged input?)");
+      }
       push(st, st.next++, v);
       return;
     }
@@ -500,6 +503,10 @@ class ArrivalAcc final : public Accumulator {
   void load(uint32_t key, StateReader& r) override {
     State& st = keys_[key];
     st.next = r.get<int64_t>();
+    // Arrival numbers count accumulations: a state this far along can only be forged.
+    if (st.next < 0 || st.next == std::numeric_limits<int64_t>::max()) {
+      throw std::invalid_argument("changelog state: arrival counter out of range in the state blob");
+    }
     const auto n = r.get<uint64_t>();
     int64_t prev = std::numeric_limits<int64_t>::min();
     for (uint64_t i = 0; i < n; ++i) {
