@@ -27,12 +27,12 @@ import pyarrow as pa
 
 from sliceflow._window_plan import (
     _carried,
-    _check_arg_type,
     _check_key_type,
     _column,
     _is_float,
     _is_signed_int,
     _positive_int,
+    plan_arguments,
     result_type,
 )
 from sliceflow.window import AggSpec
@@ -183,22 +183,7 @@ def build_plan(
         op_column = len(indices)
         indices.append(i)
 
-    arg_local: dict[str, int] = {}
-    plan_aggs: list[dict[str, Any]] = []
-    arg_types: list[pa.DataType | None] = []
-    for agg in aggs:
-        if agg.col is None:
-            plan_aggs.append({"fn": agg.fn, "arg": -1})
-            arg_types.append(None)
-            continue
-        i = _column(schema, agg.col, f"aggregate {agg.name!r}: argument")
-        t = schema.field(i).type
-        _check_arg_type(agg, t)
-        if agg.col not in arg_local:
-            arg_local[agg.col] = len(indices)
-            indices.append(i)
-        plan_aggs.append({"fn": agg.fn, "arg": arg_local[agg.col]})
-        arg_types.append(t)
+    plan_aggs, arg_types = plan_arguments(schema, aggs, indices)
 
     retracting = op_col is not None
     foldable = all(

@@ -34,7 +34,7 @@ from sliceflow.window import (
     WindowSpec,
 )
 
-__all__ = ["WindowPlan", "build_plan", "result_type", "spark_type_name"]
+__all__ = ["WindowPlan", "build_plan", "plan_arguments", "result_type", "spark_type_name"]
 
 WINDOW_COLUMNS = ("window_start", "window_end", "window_time")
 
@@ -272,6 +272,31 @@ def _check_arg_type(agg: AggSpec, t: pa.DataType) -> None:
         raise ValueError(f"{where}; {e}") from None
 
 
+def plan_arguments(
+    schema: pa.Schema, aggs: Sequence[AggSpec], indices: list[int]
+) -> tuple[list[dict[str, Any]], list[pa.DataType | None]]:
+    """Checks every aggregate's argument column and appends each column once to ``indices``
+    (the kernel's input columns). Returns the plan's aggregate entries (``fn`` and ``arg``,
+    the argument's kernel input column or -1) and the argument types (None for count(*))."""
+    arg_local: dict[str, int] = {}
+    plan_aggs: list[dict[str, Any]] = []
+    arg_types: list[pa.DataType | None] = []
+    for agg in aggs:
+        if agg.col is None:
+            plan_aggs.append({"fn": agg.fn, "arg": -1})
+            arg_types.append(None)
+            continue
+        i = _column(schema, agg.col, f"aggregate {agg.name!r}: argument")
+        t = schema.field(i).type
+        _check_arg_type(agg, t)
+        if agg.col not in arg_local:
+            arg_local[agg.col] = len(indices)
+            indices.append(i)
+        plan_aggs.append({"fn": agg.fn, "arg": arg_local[agg.col]})
+        arg_types.append(t)
+    return plan_aggs, arg_types
+
+
 def build_plan(
     schema: pa.Schema,
     spec: WindowSpec,
@@ -349,22 +374,7 @@ def build_plan(
         )
 
     indices = [*key_idx, time_idx]
-    arg_local: dict[str, int] = {}
-    plan_aggs: list[dict[str, Any]] = []
-    arg_types: list[pa.DataType | None] = []
-    for agg in aggs:
-        if agg.col is None:
-            plan_aggs.append({"fn": agg.fn, "arg": -1})
-            arg_types.append(None)
-            continue
-        i = _column(schema, agg.col, f"aggregate {agg.name!r}: argument")
-        t = schema.field(i).type
-        _check_arg_type(agg, t)
-        if agg.col not in arg_local:
-            arg_local[agg.col] = len(indices)
-            indices.append(i)
-        plan_aggs.append({"fn": agg.fn, "arg": arg_local[agg.col]})
-        arg_types.append(t)
+    plan_aggs, arg_types = plan_arguments(schema, aggs, indices)
 
     n = len(by)
     # Strings reach the kernel as string (large_string columns are cast batch by batch).

@@ -37,10 +37,9 @@ from sliceflow.spark._bucket_state import PACKED_SCHEMA, BucketProcessor, pack_b
 from sliceflow.spark._types import session_time_zone
 from sliceflow.spark.window_agg import (
     WindowMetrics,
-    _arrow_field,
+    _input_schema,
     _quote,
     _resolver,
-    _schema_for_errors,
     _spark_struct,
 )
 from sliceflow.window import AggSpec, conform
@@ -172,15 +171,7 @@ def changelog_agg(
         for a in aggs
     ]
     referenced = [*by_list, op_name, *(a.col for a in aggs if isinstance(a, AggSpec))]
-    used = list(dict.fromkeys(n for n in referenced if isinstance(n, str)))
-    columns = df.columns
-    if all(columns.count(name) == 1 for name in used):
-        fields = {f.name: f for f in df.schema.fields}
-        input_schema = pa.schema(
-            [_arrow_field(fields[name], time_zone, large_var) for name in used]
-        )
-    else:  # a missing or ambiguous column: build_plan reports it against every column
-        input_schema = _schema_for_errors(df, time_zone, large_var)
+    input_schema = _input_schema(df, referenced, time_zone, large_var)
     cp = build_plan(
         input_schema,
         by_list,

@@ -227,17 +227,8 @@ def window_agg(
         for a in aggs
     ]
 
-    # Only the columns the aggregation reads travel to Python, each once.
     referenced = [spec.time_col, *by_list, *(a.col for a in aggs if isinstance(a, AggSpec))]
-    used = list(dict.fromkeys(n for n in referenced if isinstance(n, str)))
-    columns = df.columns
-    if all(columns.count(name) == 1 for name in used):
-        fields = {f.name: f for f in df.schema.fields}
-        input_schema = pa.schema(
-            [_arrow_field(fields[name], time_zone, large_var) for name in used]
-        )
-    else:  # a missing or ambiguous column: build_plan reports it against every column
-        input_schema = _schema_for_errors(df, time_zone, large_var)
+    input_schema = _input_schema(df, referenced, time_zone, large_var)
     wp = build_plan(
         input_schema,
         spec,
@@ -270,6 +261,20 @@ def window_agg(
     partials = selected.mapInArrow(local_fn, partial_struct)
     shuffled = partials.repartition("__key").sortWithinPartitions("__key", "__slice")
     return shuffled.mapInArrow(global_fn, output_struct)
+
+
+def _input_schema(
+    df: DataFrame, referenced: Sequence[Any], time_zone: str, large_var: bool
+) -> pa.Schema:
+    """The Arrow schema of the columns an aggregation reads (each once, in first-use order):
+    only those travel to Python. With a missing or ambiguous column, every column (unsupported
+    types as null), so that the plan builder reports the mistake against all of them."""
+    used = list(dict.fromkeys(n for n in referenced if isinstance(n, str)))
+    columns = df.columns
+    if all(columns.count(name) == 1 for name in used):
+        fields = {f.name: f for f in df.schema.fields}
+        return pa.schema([_arrow_field(fields[name], time_zone, large_var) for name in used])
+    return _schema_for_errors(df, time_zone, large_var)
 
 
 def _arrow_field(field: T.StructField, time_zone: str, large_var: bool) -> pa.Field:
