@@ -5,6 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 py=.venv/bin/python
+# pip builds the wheel in an isolated env; a developer build needs pybind11 in the venv itself.
+$py -c "import pybind11" 2>/dev/null || $py -m pip install -q "pybind11>=2.12"
 cmake -S . -B build/dev -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -Dpybind11_DIR="$($py -c 'import pybind11; print(pybind11.get_cmake_dir())')" \
   -DPython_EXECUTABLE="$PWD/$py" >/dev/null

@@ -683,12 +683,33 @@ def test_window_agg_schema_and_early_errors(spark) -> None:
 
 
 @pytest.mark.spark
-def test_window_agg_refuses_streaming(spark) -> None:
+def test_streaming_window_agg_needs_a_watermark_and_rocksdb(spark) -> None:
     from sliceflow.spark import window_agg
 
     stream = spark.readStream.format("rate").load()
-    with pytest.raises(NotImplementedError, match="streaming window_agg is not supported yet"):
+    with pytest.raises(ValueError, match=r"withWatermark\('timestamp'"):
         window_agg(stream, W.tumble("timestamp", "1 minute"), [], [W.count()])
+    # A watermark on another column does not fire windows of this one.
+    other = stream.withColumn("t2", stream["timestamp"]).withWatermark("t2", "1 second")
+    with pytest.raises(ValueError, match="define one on its time column"):
+        window_agg(other, W.tumble("timestamp", "1 minute"), [], [W.count()])
+    watermarked = stream.withWatermark("timestamp", "1 second")
+    provider = "spark.sql.streaming.stateStore.providerClass"
+    previous = spark.conf.get(provider)
+    spark.conf.unset(provider)
+    try:
+        with pytest.raises(ValueError, match="needs the RocksDB state store"):
+            window_agg(watermarked, W.tumble("timestamp", "1 minute"), [], [W.count()])
+    finally:
+        spark.conf.set(provider, previous)
+    with pytest.raises(ValueError, match="emit='incremental' applies to cumulate"):
+        window_agg(
+            watermarked, W.tumble("timestamp", "1 minute"), [], [W.count()], emit="incremental"
+        )
+    with pytest.raises(ValueError, match="emit must be"):
+        window_agg(watermarked, W.tumble("timestamp", "1 minute"), [], [W.count()], emit="x")
+    with pytest.raises(ValueError, match="buckets must be"):
+        window_agg(watermarked, W.tumble("timestamp", "1 minute"), [], [W.count()], buckets=0)
 
 
 @pytest.mark.spark

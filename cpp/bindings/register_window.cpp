@@ -85,6 +85,7 @@ class PyLocal {
     return agg_.add(*s, *a);
   }
   py::object take() { return maybe_capsule(agg_.take()); }
+  void set_late_floor(int64_t floor) { agg_.set_late_floor(floor); }
   py::object finish() {
     std::unique_ptr<ArrowArray> out;
     {
@@ -99,6 +100,8 @@ class PyLocal {
     d["rows_in"] = s.rows_in;
     d["rows_null_time"] = s.rows_null_time;
     d["rows_out_of_range"] = s.rows_out_of_range;
+    d["rows_late"] = s.rows_late;
+    d["late_row_windows"] = s.late_row_windows;
     d["partials_out"] = s.partials_out;
     d["bundle_flushes"] = s.bundle_flushes;
     return d;
@@ -114,10 +117,12 @@ class PyGlobal {
            int64_t max_output_rows)
       : agg_(plan_from(plan), type_of(partial_schema), type_of(output_schema), max_output_rows) {}
 
-  void add(const py::capsule& schema, const py::capsule& array) {
+  void add(const py::capsule& schema, const py::capsule& array, int input) {
     agg_.add(*capsule_pointer<ArrowSchema>(schema, "arrow_schema"),
-             capsule_pointer<ArrowArray>(array, "arrow_array"));
+             capsule_pointer<ArrowArray>(array, "arrow_array"), input);
   }
+  void set_bounds(int64_t floor, int64_t limit) { agg_.set_bounds(floor, limit); }
+  py::object take_carry() { return array_capsule(agg_.take_carry()); }
   py::object pull() {
     std::unique_ptr<ArrowArray> out;
     {
@@ -134,6 +139,7 @@ class PyGlobal {
     d["slices"] = s.slices;
     d["windows_fired"] = s.windows_fired;
     d["windows_out_of_range"] = s.windows_out_of_range;
+    d["partials_carried"] = s.partials_carried;
     d["slices_merged"] = s.sweep.slices_merged;
     d["slices_retracted"] = s.sweep.slices_retracted;
     d["partials_combined"] = s.sweep.partials_combined;
@@ -155,6 +161,8 @@ void register_window(py::module_& m) {
            "Fold a batch; True when a flushed partial batch is ready for take().")
       .def("take", &PyLocal::take, "The flushed partial batch (an 'arrow_array' capsule) or None.")
       .def("finish", &PyLocal::finish, "Flush what is left: a capsule or None.")
+      .def("set_late_floor", &PyLocal::set_late_floor, py::arg("floor_us"),
+           "Streaming: rows do not count in windows ending at or before floor_us.")
       .def("stats", &PyLocal::stats);
   py::class_<PyGlobal>(m, "GlobalAggregator",
                        "The global phase: sweeps sorted partial rows and fires windows.")
@@ -162,7 +170,14 @@ void register_window(py::module_& m) {
            py::arg("plan"), py::arg("partial_schema_capsule"), py::arg("output_schema_capsule"),
            py::arg("max_output_rows") = 65536)
       .def("add", &PyGlobal::add, py::arg("schema_capsule"), py::arg("array_capsule"),
-           "Queue partial rows sorted by (__key, __slice); the array is moved in.")
+           py::arg("input") = 0,
+           "Queue partial rows sorted by (__key, __slice); the array is moved in. Input 1: a "
+           "second sorted run, merged with input 0 (streaming).")
+      .def("set_bounds", &PyGlobal::set_bounds, py::arg("floor_us"), py::arg("limit_us"),
+           "Streaming: fire windows ending in (floor_us, limit_us] only; carry the rest.")
+      .def("take_carry", &PyGlobal::take_carry,
+           "Row numbers (into input 0, then input 1) of the partial rows still needed: an "
+           "int64 'arrow_array' capsule.")
       .def("pull", &PyGlobal::pull, "Up to max_output_rows finished windows (a capsule) or None.")
       .def("finish", &PyGlobal::finish, "End of input: the last key's windows become pullable.")
       .def("stats", &PyGlobal::stats);

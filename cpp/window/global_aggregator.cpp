@@ -1,5 +1,6 @@
 #include "window/global_aggregator.h"
 
+#include <algorithm>
 #include <limits>
 #include <stdexcept>
 
@@ -58,17 +59,21 @@ GlobalAggregator::GlobalAggregator(Plan plan, std::unique_ptr<Type> partial_type
 }
 
 GlobalAggregator::~GlobalAggregator() {
-  for (Batch& b : batches_) {
-    if (b.array.release != nullptr) b.array.release(&b.array);
+  for (auto& queue : batches_) {
+    for (Batch& b : queue) {
+      if (b.array.release != nullptr) b.array.release(&b.array);
+    }
   }
 }
 
-void GlobalAggregator::add(const ArrowSchema& schema, ArrowArray* array) {
+void GlobalAggregator::add(const ArrowSchema& schema, ArrowArray* array, int input) {
   if (array == nullptr || array->release == nullptr) plan_mismatch("released ArrowArray");
   Batch batch;
   batch.array = *array;  // move: the caller's struct is marked released
   array->release = nullptr;
   try {
+    if (input != 0 && input != 1) plan_mismatch("the input must be 0 or 1");
+    if (input == 0 && rows_added_[1] > 0) plan_mismatch("all of input 0 must come before input 1");
     batch.view = std::make_unique<ColumnView>(schema, batch.array);
     const ColumnView& v = *batch.view;
     if (v.layout() != arrow::Layout::Struct || v.num_children() != partial_type_->children.size() ||
@@ -82,7 +87,27 @@ void GlobalAggregator::add(const ArrowSchema& schema, ArrowArray* array) {
     batch.array.release(&batch.array);
     throw;
   }
-  batches_.push_back(std::move(batch));
+  rows_added_[input] += batch.view->length();
+  batches_[input].push_back(std::move(batch));
+}
+
+void GlobalAggregator::set_bounds(int128 floor, int128 limit) {
+  if (floor > limit) plan_mismatch("the floor must not be above the limit");
+  streaming_ = true;
+  floor_ = floor;
+  limit_ = limit;
+}
+
+std::unique_ptr<ArrowArray> GlobalAggregator::take_carry() {
+  arrow::Type int64_type;
+  int64_type.kind = Kind::Int64;
+  arrow::ColumnBuilder rows(int64_type);
+  for (const int64_t r : carry_) rows.append_fixed<int64_t>(r);
+  stats_.partials_carried += static_cast<int64_t>(carry_.size());
+  carry_.clear();
+  auto out = std::make_unique<ArrowArray>();
+  rows.export_to(out.get());
+  return out;
 }
 
 std::unique_ptr<ArrowArray> GlobalAggregator::pull() {
@@ -93,47 +118,73 @@ std::unique_ptr<ArrowArray> GlobalAggregator::pull() {
   return out;
 }
 
+int GlobalAggregator::next_input() {
+  for (int i = 0; i < 2; ++i) {
+    auto& queue = batches_[i];
+    while (!queue.empty() && cursor_[i] >= queue.front().view->length()) {
+      consumed_[i] += queue.front().view->length();
+      queue.front().array.release(&queue.front().array);
+      queue.pop_front();
+      cursor_[i] = 0;
+    }
+  }
+  // Two runs can only be merged once both are complete.
+  if ((streaming_ || rows_added_[1] > 0) && !finishing_) return -1;
+  const bool a = !batches_[0].empty();
+  const bool b = !batches_[1].empty();
+  if (a && b) {
+    const ColumnView& va = *batches_[0].front().view;
+    const ColumnView& vb = *batches_[1].front().view;
+    const int c = va.child(0).str(cursor_[0]).compare(vb.child(0).str(cursor_[1]));
+    if (c != 0) return c < 0 ? 0 : 1;
+    return va.child(1).i64(cursor_[0]) <= vb.child(1).i64(cursor_[1]) ? 0 : 1;
+  }
+  return a ? 0 : (b ? 1 : -1);
+}
+
 void GlobalAggregator::run() {
+  const bool cumulate = plan_.kind == WindowKind::Cumulate;
+  const int128 key_limit = streaming_ ? limit_ : kForever;
+  // Takes the row: keeps its number when a window that has not fired yet needs its slice.
+  auto consume = [&](int input, int64_t row, int64_t slice) {
+    if (streaming_ && assigner_.last_window_end(slice, cumulate) > limit_) {
+      carry_.push_back(input == 0 ? consumed_[0] + row : rows_added_[0] + consumed_[1] + row);
+    }
+    ++stats_.partials_in;
+    ++cursor_[input];
+  };
   while (out_.length() < max_output_rows_) {
-    if (!batches_.empty()) {
-      Batch& batch = batches_.front();
-      const ColumnView& v = *batch.view;
-      if (cursor_ >= v.length()) {
-        batch.array.release(&batch.array);
-        batches_.pop_front();
-        cursor_ = 0;
-        continue;
-      }
-      const int64_t row = cursor_;
+    const int input = next_input();
+    if (input >= 0) {
+      const ColumnView& v = *batches_[input].front().view;
+      const int64_t row = cursor_[input];
       const std::string_view key = v.child(0).str(row);
       const int64_t slice = v.child(1).i64(row);
       if (!has_key_ || key != key_) {
         if (has_key_) {
-          if (!fire_until(kForever)) return;
+          if (!fire_until(key_limit)) return;
           end_key();
         }
         key_.assign(key.data(), key.size());
         has_key_ = true;
       } else if (has_last_ && slice == last_slice_) {
         for (auto& agg : aggs_) agg->merge_last(v, row);
-        ++stats_.partials_in;
-        ++cursor_;
+        consume(input, row, slice);
         continue;
       } else if (has_last_ && slice < last_slice_) {
         plan_mismatch("partial rows must come sorted by (__key, __slice)");
       }
-      if (!fire_until(slice)) return;
+      if (!fire_until(std::min<int128>(slice, key_limit))) return;
       for (auto& agg : aggs_) agg->append(v, row);
       slices_.push_back(slice);
       last_slice_ = slice;
       has_last_ = true;
       ++stats_.slices;
-      ++stats_.partials_in;
-      ++cursor_;
+      consume(input, row, slice);
       continue;
     }
     if (finishing_ && has_key_) {
-      if (!fire_until(kForever)) return;
+      if (!fire_until(key_limit)) return;
       end_key();
       continue;
     }
@@ -149,16 +200,23 @@ bool GlobalAggregator::fire_until(int128 limit) {
 // (call again to go on).
 bool GlobalAggregator::fire_hop(int128 limit) {
   const int128 size = plan_.size;
+  // Streaming: windows ending by floor_ were emitted by an earlier micro-batch.
+  const int128 first_unfired = streaming_ ? assigner_.first_window_start(floor_) : -kForever;
   for (;;) {
     if (out_.length() >= max_output_rows_) return false;
     if (!have_window_) {
       if (slices_.empty()) return true;
-      window_ = assigner_.first_window_start(slices_.front());
+      window_ = std::max(assigner_.first_window_start(slices_.front()), first_unfired);
       have_window_ = true;
     }
     if (window_ + size > limit) return true;
     while (!slices_.empty() && slices_.front() < window_) {
-      if (entered_ == 0) throw std::logic_error("window kernel: a slice left before it entered");
+      if (entered_ == 0) {
+        // A slice no unfired window holds (a late row the local phase did not drop): it
+        // enters and leaves at once, so it counts nowhere.
+        for (auto& agg : aggs_) agg->enter();
+        ++entered_;
+      }
       for (auto& agg : aggs_) agg->leave();
       --entered_;
       slices_.pop_front();
@@ -169,7 +227,7 @@ bool GlobalAggregator::fire_hop(int128 limit) {
     }
     if (slices_.front() >= window_ + size) {
       // No slice in this window: jump to the first window of the next slice.
-      window_ = assigner_.first_window_start(slices_.front());
+      window_ = std::max(assigner_.first_window_start(slices_.front()), first_unfired);
       continue;
     }
     while (entered_ < slices_.size() && slices_[entered_] < window_ + size) {
@@ -191,6 +249,21 @@ bool GlobalAggregator::fire_cumulate(int128 limit) {
       cycle_ = assigner_.cycle_start(slices_.front());
       step_ = static_cast<int64_t>((slices_.front() - cycle_) / step) + 1;
       in_cycle_ = true;
+      if (streaming_ && floor_ >= cycle_) {
+        // Steps ending by floor_ were emitted by an earlier micro-batch.
+        const int128 unfired = (floor_ - cycle_) / step + 1;
+        if (unfired > steps) {
+          const int128 cycle_end = cycle_ + plan_.size;
+          while (!slices_.empty() && slices_.front() < cycle_end) {
+            for (auto& agg : aggs_) agg->enter();
+            slices_.pop_front();
+          }
+          for (auto& agg : aggs_) agg->clear();
+          in_cycle_ = false;
+          continue;
+        }
+        step_ = std::max(step_, static_cast<int64_t>(unfired));
+      }
     }
     const int128 end = cycle_ + static_cast<int128>(step_) * step;
     if (end > limit) return true;

@@ -28,6 +28,7 @@ struct GlobalStats {
   int64_t slices = 0;
   int64_t windows_fired = 0;
   int64_t windows_out_of_range = 0;  // windows whose bounds leave the int64 time line
+  int64_t partials_carried = 0;      // streaming: rows kept for windows not fired yet
   SweepCounters sweep;
 };
 
@@ -38,11 +39,21 @@ class GlobalAggregator {
   ~GlobalAggregator();
 
   // Queues a batch of partial rows; takes ownership of `array` (moved-from: released).
-  void add(const ArrowSchema& schema, ArrowArray* array);
+  // Input 1 (streaming): a second run of partial rows, itself sorted by (key bytes, slice),
+  // merged with input 0 as the sweep goes; all of input 0 must be added before input 1.
+  void add(const ArrowSchema& schema, ArrowArray* array, int input = 0);
   // Finished windows, at most max_output_rows of them; null when no more are ready.
   std::unique_ptr<ArrowArray> pull();
   // The end of the input: the last key's windows become ready.
   void finish() { finishing_ = true; }
+
+  // Streaming: windows ending at or before `floor` were emitted by earlier micro-batches and
+  // are not emitted again; windows ending after `limit` (the watermark) do not fire yet. The
+  // rows whose slices a window ending after `limit` still needs are carried: see take_carry().
+  void set_bounds(int128 floor, int128 limit);
+  // The carried rows, as an int64 array of row numbers into input 0 followed by input 1, in
+  // the sweep's (key bytes, slice) order. Call after pull() returned null.
+  std::unique_ptr<ArrowArray> take_carry();
 
   const GlobalStats& stats() const { return stats_; }
 
@@ -53,6 +64,8 @@ class GlobalAggregator {
   };
 
   void run();
+  // The input whose head row comes next; -1 when none is ready.
+  int next_input();
   bool fire_until(int128 limit);
   bool fire_hop(int128 limit);
   bool fire_cumulate(int128 limit);
@@ -67,9 +80,17 @@ class GlobalAggregator {
   arrow::ColumnBuilder out_;
   std::vector<arrow::ColumnBuilder*> key_out_;
   std::vector<std::unique_ptr<WindowAgg>> aggs_;
-  std::deque<Batch> batches_;
-  int64_t cursor_ = 0;
+  std::deque<Batch> batches_[2];
+  int64_t cursor_[2] = {0, 0};
+  int64_t consumed_[2] = {0, 0};  // rows of each input before its front batch
+  int64_t rows_added_[2] = {0, 0};
   bool finishing_ = false;
+
+  // Streaming bounds and carry.
+  bool streaming_ = false;
+  int128 floor_ = 0;
+  int128 limit_ = 0;
+  std::vector<int64_t> carry_;
 
   // The key being swept.
   bool has_key_ = false;

@@ -102,6 +102,7 @@ bool LocalAggregator::add(const ArrowSchema& schema, const ArrowArray& array) {
   slots_.resize(n);
   int64_t* ts = times_.data();
   int64_t* slice = slice_starts_.data();
+  const bool cumulate = plan_.kind == WindowKind::Cumulate;
   for (size_t i = 0; i < n; ++i) {
     const auto row = static_cast<int64_t>(i);
     if (time.is_null(row)) {
@@ -114,6 +115,17 @@ bool LocalAggregator::add(const ArrowSchema& schema, const ArrowArray& array) {
       slots_[i] = kSkipRow;
       ++stats_.rows_out_of_range;
       continue;
+    }
+    if (has_late_floor_) {
+      const int128 late = assigner_.windows_ending_by(slice[i], late_floor_, cumulate);
+      if (late > 0) {
+        stats_.late_row_windows += static_cast<int64_t>(late);
+        if (assigner_.last_window_end(slice[i], cumulate) <= late_floor_) {
+          slots_[i] = kSkipRow;
+          ++stats_.rows_late;
+          continue;
+        }
+      }
     }
     slots_[i] = 0;
   }

@@ -22,6 +22,8 @@ struct LocalStats {
   int64_t rows_in = 0;
   int64_t rows_null_time = 0;
   int64_t rows_out_of_range = 0;  // a slice start beyond the int64 time line
+  int64_t rows_late = 0;          // streaming: rows whose windows had all been emitted
+  int64_t late_row_windows = 0;   // streaming: (row, window) pairs left out as late
   int64_t partials_out = 0;
   int64_t bundle_flushes = 0;
 };
@@ -38,6 +40,12 @@ class LocalAggregator {
   std::unique_ptr<ArrowArray> take();
   // Flushes what is left; null if nothing is.
   std::unique_ptr<ArrowArray> finish();
+  // Streaming: windows ending at or before `floor` (µs) have been emitted, so rows do not
+  // count in them; a row whose windows all end by then is dropped.
+  void set_late_floor(int128 floor) {
+    late_floor_ = floor;
+    has_late_floor_ = true;
+  }
 
   const LocalStats& stats() const { return stats_; }
 
@@ -69,6 +77,8 @@ class LocalAggregator {
   std::vector<int64_t> times_;         // per row of the batch: event time
   std::vector<int64_t> slice_starts_;  // and slice start
   int64_t rows_in_bundle_ = 0;
+  bool has_late_floor_ = false;
+  int128 late_floor_ = 0;
   std::vector<std::unique_ptr<ArrowArray>> ready_;
   LocalStats stats_;
 };

@@ -5,6 +5,7 @@
 // that windows next to the ends of the int64 time line cannot wrap around.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <numeric>
@@ -58,6 +59,31 @@ class SliceAssigner {
 
   // CUMULATE: the start of the cycle [c, c + max_size) holding the slice starting at s.
   int128 cycle_start(int128 s) const { return s - floor_mod(s - window_phase_, size_); }
+
+  // The end of the last window that holds the slice starting at s: once the watermark reaches
+  // it, the slice is no longer needed (and rows of it are late for every window).
+  int128 last_window_end(int128 s, bool cumulate) const {
+    if (cumulate) return cycle_start(s) + size_;
+    return s - floor_mod(s - window_phase_, slide_) + size_;
+  }
+
+  // How many windows holding the slice starting at s end at or before `floor`: the windows a
+  // row of that slice is late for, once windows up to `floor` have been emitted.
+  int128 windows_ending_by(int128 s, int128 floor, bool cumulate) const {
+    if (cumulate) {
+      const int128 c = cycle_start(s);
+      const int128 steps = size_ / slide_;
+      const int128 first = (s - c) / slide_ + 1;
+      if (floor < c) return 0;
+      const int128 last = std::min(steps, (floor - c) / slide_);
+      return last >= first ? last - first + 1 : 0;
+    }
+    const int128 first_end = first_window_start(s) + size_;
+    const int128 last_end = last_window_end(s, false);
+    if (floor < first_end) return 0;
+    const int128 all = (last_end - first_end) / slide_ + 1;
+    return std::min(all, (floor - first_end) / slide_ + 1);
+  }
 
  private:
   int64_t size_;

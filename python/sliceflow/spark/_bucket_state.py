@@ -23,7 +23,13 @@ from pyspark.sql.streaming.stateful_processor import StatefulProcessor, Stateful
 from sliceflow._changelog_plan import ChangelogPlan
 from sliceflow.changelog import GlobalPhase
 
-__all__ = ["PACKED_SCHEMA", "STATE_NAME", "BucketProcessor", "pack_by_bucket"]
+__all__ = [
+    "PACKED_SCHEMA",
+    "STATE_NAME",
+    "BucketProcessor",
+    "pack_by_bucket",
+    "payloads_by_bucket",
+]
 
 #: The name of the value state that holds a bucket's blob.
 STATE_NAME = "sliceflow_changelog_bucket"
@@ -47,21 +53,27 @@ PACKED_SCHEMA = pa.schema(
 )
 
 
-def pack_by_bucket(deltas: pa.RecordBatch) -> pa.RecordBatch:
-    """One row per bucket of ``deltas``: the bucket and its delta rows (in their order) as an
-    IPC message."""
-    buckets = deltas.column(0).to_numpy()
+def payloads_by_bucket(buckets: np.ndarray, rows: pa.RecordBatch) -> tuple[np.ndarray, list[bytes]]:
+    """The distinct ``buckets`` (ascending) and, for each, its ``rows`` (in their order) as an
+    Arrow IPC message."""
     order = np.argsort(buckets, kind="stable")  # a bucket's rows keep their arrival order
-    ordered = deltas.take(pa.array(order))
+    ordered = rows.take(pa.array(order))
     sorted_buckets = buckets[order]
-    starts = np.flatnonzero(np.concatenate([[True], sorted_buckets[1:] != sorted_buckets[:-1]]))
+    starts = np.flatnonzero(np.r_[True, sorted_buckets[1:] != sorted_buckets[:-1]])
     ends = np.append(starts[1:], len(sorted_buckets))
     payloads = [
         ordered.slice(int(a), int(b - a)).serialize().to_pybytes()
         for a, b in zip(starts, ends, strict=True)
     ]
+    return sorted_buckets[starts], payloads
+
+
+def pack_by_bucket(deltas: pa.RecordBatch) -> pa.RecordBatch:
+    """One row per bucket of ``deltas``: the bucket and its delta rows (in their order) as an
+    IPC message."""
+    buckets, payloads = payloads_by_bucket(deltas.column(0).to_numpy(), deltas)
     return pa.RecordBatch.from_arrays(
-        [pa.array(sorted_buckets[starts], pa.int32()), pa.array(payloads, pa.binary())],
+        [pa.array(buckets, pa.int32()), pa.array(payloads, pa.binary())],
         schema=PACKED_SCHEMA,
     )
 

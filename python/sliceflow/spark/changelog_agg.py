@@ -34,6 +34,7 @@ from sliceflow._changelog_plan import (
 )
 from sliceflow.changelog import GlobalPhase, encode
 from sliceflow.spark._bucket_state import PACKED_SCHEMA, BucketProcessor, pack_by_bucket
+from sliceflow.spark._state_store import check_state_store
 from sliceflow.spark._types import session_time_zone
 from sliceflow.spark.window_agg import (
     WindowMetrics,
@@ -70,21 +71,6 @@ class ChangelogMetrics(WindowMetrics):
 
     def __repr__(self) -> str:
         return f"ChangelogMetrics({self.value})"
-
-
-#: The state store provider transformWithState(InPandas) needs.
-ROCKSDB_PROVIDER = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
-_PROVIDER_CONF = "spark.sql.streaming.stateStore.providerClass"
-
-
-def _check_state_store(conf: Any) -> None:
-    provider = conf.get(_PROVIDER_CONF, None)
-    if provider != ROCKSDB_PROVIDER:
-        raise ValueError(
-            "a streaming changelog_agg keeps its state with transformWithStateInPandas, which "
-            f"needs the RocksDB state store: set {_PROVIDER_CONF} to {ROCKSDB_PROVIDER} "
-            f"(it is {provider!r})"
-        )
 
 
 def _default_buckets(df: DataFrame) -> int:
@@ -200,7 +186,7 @@ def changelog_agg(
     selected = df.select(*[F.col(_quote(name)) for name in cp.input_schema.names])
     output_struct = _spark_struct(cp.output_schema)
     if df.isStreaming:
-        _check_state_store(conf)
+        check_state_store(conf, "changelog_agg")
         packed = selected.mapInArrow(encode_packed_fn, _spark_struct(PACKED_SCHEMA))
         return _streaming(cp, packed, output_struct, accumulator)
     deltas = selected.mapInArrow(encode_fn, _spark_struct(cp.delta_schema))

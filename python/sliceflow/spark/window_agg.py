@@ -22,7 +22,9 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
+from sliceflow._incremental import keep_changed
 from sliceflow._window_plan import build_plan
+from sliceflow.spark._state_store import check_state_store
 from sliceflow.spark._types import _spark_type, session_time_zone
 from sliceflow.window import (
     DEFAULT_BUNDLE_BYTES,
@@ -164,6 +166,8 @@ def window_agg(
     *,
     bundle_rows: int = DEFAULT_BUNDLE_ROWS,
     bundle_bytes: int = DEFAULT_BUNDLE_BYTES,
+    emit: str = "all",
+    buckets: int | None = None,
     metrics: WindowMetrics | None = None,
 ) -> DataFrame:
     """Windowed aggregation of a DataFrame with Flink's sliced windows; Spark's result types.
@@ -172,8 +176,16 @@ def window_agg(
     sliding ``window()``), with the window as three flat columns and HOP windows moved forward by
     retract-merge over shared slices instead of each row being copied into every window.
 
+    On a streaming DataFrame the result is an append-mode stream: each window is emitted once,
+    in the micro-batch whose watermark (Spark's own, from ``withWatermark`` on the time column)
+    reaches its end, as Spark's append-mode ``groupBy(window(...))`` does; a row counts in the
+    windows not emitted before its micro-batch and is left out of the others (late). Per key,
+    the state holds one accumulator per slice, not per window (docs/window-kernel.md,
+    "Streaming").
+
     Args:
-        df: a batch DataFrame (streaming is not supported yet).
+        df: a batch or streaming DataFrame (streaming: with a watermark on the time column,
+            and the RocksDB state store).
         spec: :func:`sliceflow.window.tumble`, :func:`~sliceflow.window.hop` or
             :func:`~sliceflow.window.cumulate` on a TIMESTAMP or TIMESTAMP_NTZ column.
         by: grouping column name(s); ``None`` or ``[]`` for windows over all rows.
@@ -181,7 +193,16 @@ def window_agg(
             ``count_distinct``, ``first_value``, ``last_value`` (``.alias(name)`` to rename).
         bundle_rows, bundle_bytes: the local phase's bundle buffer flushes after this many
             input rows or bytes (per task).
-        metrics: a :class:`WindowMetrics` to which the kernel's counters are added.
+        emit: ``"all"``, or for CUMULATE ``"incremental"``: a key's window is emitted only if
+            its values differ from the key's previous window of the cycle (Flink's
+            FLINK-39030); the first window of a key in a cycle always is.
+        buckets: streaming only: how many state-store entries the keys are hashed into (one
+            Python call per bucket per micro-batch). Default: the Spark conf
+            ``spark.sliceflow.window.buckets``, else ``min(16, spark.sql.shuffle.partitions)``.
+            Part of the checkpoint: a query restarts with the bucket count it started with.
+        metrics: a :class:`WindowMetrics` to which the kernel's counters are added; streaming
+            adds ``rows_late`` (rows left out of all their windows), ``late_row_windows``
+            ((row, window) pairs left out), ``rows_null_time`` and ``windows_emitted``.
 
     Returns:
         A DataFrame with ``window_start``, ``window_end``, ``window_time`` (``end - 1 µs``, the
@@ -198,10 +219,10 @@ def window_agg(
     """
     if not isinstance(df, DataFrame):
         raise TypeError(f"window_agg takes a pyspark DataFrame, not {type(df).__name__}")
-    if df.isStreaming:
-        raise NotImplementedError(
-            "streaming window_agg is not supported yet: use it on a batch DataFrame"
-        )
+    if emit not in ("all", "incremental"):
+        raise ValueError(f"emit must be 'all' or 'incremental', not {emit!r}")
+    if emit == "incremental" and getattr(spec, "kind", None) != "cumulate":
+        raise ValueError("emit='incremental' applies to cumulate windows only")
     spark = df.sparkSession
     conf = spark.conf
     ansi = str(conf.get("spark.sql.ansi.enabled", "true")).lower() == "true"
@@ -241,6 +262,17 @@ def window_agg(
     partial_struct = _spark_struct(wp.partial_schema)
     output_struct = _spark_struct(wp.output_schema)
     accumulator = metrics._accumulator if metrics is not None else None
+    if df.isStreaming:
+        from sliceflow.spark import window_stream
+
+        _check_watermark(df, spec.time_col)
+        check_state_store(conf, "window_agg")
+        if buckets is None:
+            buckets = _default_window_buckets(spark)
+        _check_buckets(buckets)
+        return window_stream.streaming(
+            df, wp, by_list, output_struct, emit=emit, buckets=buckets, accumulator=accumulator
+        )
 
     def local_fn(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         stats: dict[str, int] | None = {} if accumulator is not None else None
@@ -251,7 +283,10 @@ def window_agg(
 
     def global_fn(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         stats: dict[str, int] | None = {} if accumulator is not None else None
-        yield from _global_phase(wp, batches, stats)
+        fired = _global_phase(wp, batches, stats)
+        if emit == "incremental":
+            fired = _incremental_batches(wp, fired)
+        yield from fired
         if accumulator is not None and stats:
             accumulator.add(stats)
 
@@ -261,6 +296,41 @@ def window_agg(
     partials = selected.mapInArrow(local_fn, partial_struct)
     shuffled = partials.repartition("__key").sortWithinPartitions("__key", "__slice")
     return shuffled.mapInArrow(global_fn, output_struct)
+
+
+def _incremental_batches(wp: Any, fired: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """Batch CUMULATE with ``emit="incremental"``: the windows whose values changed."""
+    last = None
+    for batch in fired:
+        kept, last = keep_changed(pa.Table.from_batches([batch]), last, wp, None)
+        yield from kept.to_batches()
+
+
+def _check_watermark(df: DataFrame, time_col: str) -> None:
+    field = df.schema[time_col]
+    if "spark.watermarkDelayMs" not in (field.metadata or {}):
+        raise ValueError(
+            "a streaming window_agg fires windows by Spark's watermark: define one on its time "
+            f"column first, e.g. df.withWatermark({time_col!r}, '10 seconds')"
+        )
+
+
+def _default_window_buckets(spark: SparkSession) -> int:
+    from sliceflow.spark.window_stream import BUCKETS_CONF, DEFAULT_BUCKETS
+
+    value = spark.conf.get(BUCKETS_CONF, None)
+    if value is not None:
+        try:
+            return int(value)
+        except ValueError:
+            raise ValueError(f"{BUCKETS_CONF} must be a positive integer, not {value!r}") from None
+    partitions = int(spark.conf.get("spark.sql.shuffle.partitions", "200"))
+    return max(1, min(DEFAULT_BUCKETS, partitions))
+
+
+def _check_buckets(buckets: Any) -> None:
+    if isinstance(buckets, bool) or not isinstance(buckets, int) or not 1 <= buckets <= 1 << 20:
+        raise ValueError(f"buckets must be an integer in [1, 2**20], not {buckets!r}")
 
 
 def _input_schema(

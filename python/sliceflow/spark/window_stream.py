@@ -1,0 +1,273 @@
+"""Streaming ``window_agg``: per-key slice accumulators in Spark's state store, fired by the
+watermark.
+
+::
+
+    stream.select(__bucket = pmod(hash(keys), buckets), keys, time, args)
+      ─ mapInArrow: the rows of each bucket as one Arrow IPC message (+ an empty one per bucket)
+      ─ groupBy(__bucket).transformWithStateInPandas(WindowBucketProcessor, EventTime)
+          per bucket and micro-batch: load the carried partial rows, fold the new rows into
+          (key, slice) partials (late rows left out), merge, fire the windows whose end the
+          watermark reached, keep the partial rows that unfired windows still need
+
+Firing follows Spark's append-mode window aggregation: in micro-batch b, a window is emitted
+once, when ``window_end <= watermark_b``; a row of micro-batch b counts in each of its windows
+that ended after ``watermark_{b-1}`` (the windows not emitted before b) and is left out of the
+others. transformWithStateInPandas only tells the processor the current watermark, so each
+bucket remembers the watermark it last ran at and is made to run at every watermark advance
+(an event-time timer one millisecond after it) and in every micro-batch with data (every task
+of the packing step sends each bucket a message, empty if it has no rows for it): the
+remembered watermark is then always ``watermark_{b-1}``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+from pyspark.sql import types as T
+from pyspark.sql.streaming.stateful_processor import StatefulProcessor, StatefulProcessorHandle
+
+from sliceflow._capsules import import_struct
+from sliceflow._incremental import keep_changed
+from sliceflow._window_plan import WindowPlan
+from sliceflow.spark._bucket_state import payloads_by_bucket
+from sliceflow.window import _add_stats, _import_batch, _kernel, conform
+
+__all__ = ["DEFAULT_BUCKETS", "BUCKETS_CONF", "STATE_NAME", "WindowBucketProcessor", "streaming"]
+
+#: Spark conf with the number of buckets a streaming window_agg hashes its keys into.
+BUCKETS_CONF = "spark.sliceflow.window.buckets"
+#: Buckets when neither the call nor the conf says: at most this many, and no more than
+#: ``spark.sql.shuffle.partitions`` (more buckets than tasks add calls, not parallelism).
+DEFAULT_BUCKETS = 16
+
+#: The value state that holds a bucket's carried partial rows.
+STATE_NAME = "sliceflow_window_bucket"
+_STATE_SCHEMA = T.StructType(
+    [
+        T.StructField("plan", T.StringType(), False),
+        T.StructField("watermark_ms", T.LongType(), False),
+        T.StructField("partials", T.BinaryType(), False),
+        T.StructField("emitted", T.BinaryType(), False),
+    ]
+)
+
+#: What the stateful operator receives: the rows of one bucket from one input batch as an Arrow
+#: IPC message (pandas would lose NaN/null and exact 64-bit integers; bytes pass unchanged).
+PACKED_SCHEMA = pa.schema(
+    [
+        pa.field("__bucket", pa.int32(), nullable=False),
+        pa.field("__rows", pa.binary(), nullable=False),
+    ]
+)
+
+
+def plan_fingerprint(wp: WindowPlan, emit: str) -> str:
+    """Identifies the aggregation a checkpoint's state belongs to."""
+    text = json.dumps(
+        {"plan": wp.plan, "partial": str(wp.partial_schema), "emit": emit},
+        sort_keys=True,
+        default=str,
+    )
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def pack_rows(
+    batches: Iterator[pa.RecordBatch], buckets: int, schema: pa.Schema
+) -> Iterator[pa.RecordBatch]:
+    """Input batches (``__bucket``, then ``schema``'s columns) → one row per bucket and batch
+    with the bucket's rows (as ``schema``) as an IPC message; at the end, an empty message for
+    every bucket, so that every bucket runs in every micro-batch that has data."""
+    for batch in batches:
+        if batch.num_rows == 0:
+            continue
+        rows = conform(batch.drop_columns([batch.schema.names[0]]), schema)
+        buckets_of_rows = batch.column(0).to_numpy(zero_copy_only=False)
+        ids, payloads = payloads_by_bucket(buckets_of_rows, rows)
+        yield pa.RecordBatch.from_arrays(
+            [pa.array(ids, pa.int32()), pa.array(payloads, pa.binary())], schema=PACKED_SCHEMA
+        )
+    yield pa.RecordBatch.from_arrays(
+        [pa.array(np.arange(buckets, dtype=np.int32)), pa.array([b""] * buckets, pa.binary())],
+        schema=PACKED_SCHEMA,
+    )
+
+
+def _to_pandas(table: pa.Table) -> pd.DataFrame:
+    return table.to_pandas(types_mapper=pd.ArrowDtype)
+
+
+def _serialize(table: pa.Table) -> bytes:
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, table.schema) as writer:
+        writer.write_table(table)
+    return sink.getvalue().to_pybytes()
+
+
+class WindowBucketProcessor(StatefulProcessor):
+    """``transformWithStateInPandas`` processor (time mode ``EventTime``): one call per bucket
+    per micro-batch, and one per watermark advance."""
+
+    def __init__(self, wp: WindowPlan, emit: str, accumulator: Any = None) -> None:
+        self._wp = wp
+        self._emit = emit
+        self._accumulator = accumulator
+        self._fingerprint = plan_fingerprint(wp, emit)
+
+    def init(self, handle: StatefulProcessorHandle) -> None:
+        self._handle = handle
+        self._state = handle.getValueState(STATE_NAME, _STATE_SCHEMA)
+        wp = self._wp
+        self._input_schema = pa.schema(list(wp.input_schema))
+        self._partial_struct = pa.struct(list(wp.partial_schema))
+        self._output_struct = pa.struct(list(wp.output_schema))
+
+    def handleInputRows(
+        self, key: Any, rows: Iterator[pd.DataFrame], timerValues: Any
+    ) -> Iterator[pd.DataFrame]:
+        batches: list[pa.RecordBatch] = []
+        for frame in rows:
+            if frame.shape[1] != len(PACKED_SCHEMA):
+                raise ValueError(
+                    f"window_agg: expected {len(PACKED_SCHEMA)} columns, got {frame.shape[1]}"
+                )
+            for payload in frame.iloc[:, 1]:
+                if len(payload):
+                    batches.append(
+                        pa.ipc.read_record_batch(pa.py_buffer(payload), self._input_schema)
+                    )
+        yield from self._advance(timerValues.getCurrentWatermarkInMs(), batches)
+
+    def handleExpiredTimer(
+        self, key: Any, timerValues: Any, expiredTimerInfo: Any
+    ) -> Iterator[pd.DataFrame]:
+        yield from self._advance(timerValues.getCurrentWatermarkInMs(), [])
+
+    def close(self) -> None:
+        pass
+
+    def _load(self, watermark_ms: int) -> tuple[int, pa.Table | None, pa.Table | None]:
+        if not self._state.exists():
+            # A bucket runs first in the first micro-batch with data: nothing is late yet.
+            return watermark_ms, None, None
+        plan, previous_ms, partials, emitted = self._state.get()
+        if plan != self._fingerprint:
+            raise ValueError(
+                "window_agg: the checkpoint holds the state of another aggregation (window, "
+                "keys, aggregates, emit mode or column types changed); restart it with the "
+                "query it was written by, or with a new checkpoint location"
+            )
+        carried = pa.ipc.open_stream(bytes(partials)).read_all() if len(partials) else None
+        last = pa.ipc.open_stream(bytes(emitted)).read_all() if len(emitted) else None
+        return int(previous_ms), carried, last
+
+    def _advance(
+        self, watermark_ms: int, batches: Sequence[pa.RecordBatch]
+    ) -> Iterator[pd.DataFrame]:
+        wp = self._wp
+        kernel = _kernel()
+        previous_ms, carried, last_emitted = self._load(watermark_ms)
+        watermark_ms = max(watermark_ms, previous_ms)
+        floor, limit = previous_ms * 1000, watermark_ms * 1000
+        stats: dict[str, int] = {"bucket_runs": 1}
+
+        local = kernel.LocalAggregator(
+            wp.plan, wp.local_schema.__arrow_c_schema__(), wp.partial_schema.__arrow_c_schema__()
+        )
+        local.set_late_floor(floor)
+        partials: list[pa.RecordBatch] = []
+        for batch in batches:
+            if local.add(*wp.local_batch(batch).__arrow_c_array__()):
+                while (capsule := local.take()) is not None:
+                    partials.append(_import_batch(self._partial_struct, capsule))
+        capsule = local.finish()
+        if capsule is not None:
+            partials.append(_import_batch(self._partial_struct, capsule))
+        _add_stats(stats, local.stats())
+        fresh = pa.Table.from_batches(partials, schema=wp.partial_schema).sort_by(
+            [("__key", "ascending"), ("__slice", "ascending")]
+        )
+        if carried is None:
+            carried = wp.partial_schema.empty_table()
+
+        sweep = kernel.GlobalAggregator(
+            wp.plan, wp.partial_schema.__arrow_c_schema__(), wp.output_schema.__arrow_c_schema__()
+        )
+        sweep.set_bounds(floor, limit)
+        for run, table in ((0, carried), (1, fresh)):
+            for batch in table.to_batches():
+                if batch.num_rows:
+                    sweep.add(*batch.__arrow_c_array__(), run)
+        sweep.finish()
+        fired = []
+        while (capsule := sweep.pull()) is not None:
+            fired.append(_import_batch(self._output_struct, capsule))
+        rows = pa.array(import_struct(pa.int64(), sweep.take_carry()))
+        _add_stats(stats, sweep.stats())
+        still_needed = pa.concat_tables([carried, fresh]).take(rows)
+
+        out = pa.Table.from_batches(fired, schema=wp.output_schema)
+        emitted = b""
+        if self._emit == "incremental":
+            out, last_emitted = keep_changed(out, last_emitted, wp, limit)
+            emitted = _serialize(last_emitted) if last_emitted.num_rows else b""
+        stats["windows_emitted"] = out.num_rows
+        self._state.update(
+            (
+                self._fingerprint,
+                watermark_ms,
+                _serialize(still_needed) if still_needed.num_rows else b"",
+                emitted,
+            )
+        )
+        # Run again as soon as the watermark moves.
+        for timer in self._handle.listTimers():
+            self._handle.deleteTimer(timer)
+        self._handle.registerTimer(watermark_ms + 1)
+        if self._accumulator is not None:
+            self._accumulator.add(stats)
+        if out.num_rows:
+            yield _to_pandas(out)
+
+
+def streaming(
+    df: DataFrame,
+    wp: WindowPlan,
+    by: Sequence[str],
+    output: T.StructType,
+    *,
+    emit: str,
+    buckets: int,
+    accumulator: Any,
+) -> DataFrame:
+    """The streaming plan of ``window_agg`` (``df`` is checked and planned already)."""
+    quoted = ["`" + name.replace("`", "``") + "`" for name in wp.input_schema.names]
+    bucket = (
+        F.pmod(F.hash(*[F.col("`" + k.replace("`", "``") + "`") for k in by]), F.lit(buckets))
+        if by
+        else F.lit(0)
+    )
+    selected = df.select(bucket.cast("int").alias("__bucket"), *[F.col(q) for q in quoted])
+
+    def pack_fn(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        return pack_rows(batches, buckets, wp.input_schema)
+
+    pack_fn.__name__ = "window_agg_pack"
+    from sliceflow.spark.window_agg import _spark_struct
+
+    packed = selected.mapInArrow(pack_fn, _spark_struct(PACKED_SCHEMA))
+    processor = WindowBucketProcessor(wp, emit, accumulator)
+    return packed.groupBy("__bucket").transformWithStateInPandas(
+        statefulProcessor=processor,
+        outputStructType=output,
+        outputMode="Append",
+        timeMode="EventTime",
+    )
