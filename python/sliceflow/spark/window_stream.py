@@ -35,11 +35,10 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 from pyspark.sql.streaming.stateful_processor import StatefulProcessor, StatefulProcessorHandle
 
-from sliceflow._capsules import import_struct
-from sliceflow._incremental import keep_changed
 from sliceflow._window_plan import WindowPlan
+from sliceflow._window_stream import BucketState, advance, read_table, write_table
 from sliceflow.spark._bucket_state import payloads_by_bucket
-from sliceflow.window import _add_stats, _import_batch, _kernel, conform
+from sliceflow.window import conform
 
 __all__ = ["DEFAULT_BUCKETS", "BUCKETS_CONF", "STATE_NAME", "WindowBucketProcessor", "streaming"]
 
@@ -105,13 +104,6 @@ def _to_pandas(table: pa.Table) -> pd.DataFrame:
     return table.to_pandas(types_mapper=pd.ArrowDtype)
 
 
-def _serialize(table: pa.Table) -> bytes:
-    sink = pa.BufferOutputStream()
-    with pa.ipc.new_stream(sink, table.schema) as writer:
-        writer.write_table(table)
-    return sink.getvalue().to_pybytes()
-
-
 class WindowBucketProcessor(StatefulProcessor):
     """``transformWithStateInPandas`` processor (time mode ``EventTime``): one call per bucket
     per micro-batch, and one per watermark advance."""
@@ -125,10 +117,7 @@ class WindowBucketProcessor(StatefulProcessor):
     def init(self, handle: StatefulProcessorHandle) -> None:
         self._handle = handle
         self._state = handle.getValueState(STATE_NAME, _STATE_SCHEMA)
-        wp = self._wp
-        self._input_schema = pa.schema(list(wp.input_schema))
-        self._partial_struct = pa.struct(list(wp.partial_schema))
-        self._output_struct = pa.struct(list(wp.output_schema))
+        self._input_schema = pa.schema(list(self._wp.input_schema))
 
     def handleInputRows(
         self, key: Any, rows: Iterator[pd.DataFrame], timerValues: Any
@@ -154,84 +143,41 @@ class WindowBucketProcessor(StatefulProcessor):
     def close(self) -> None:
         pass
 
-    def _load(self, watermark_ms: int) -> tuple[int, pa.Table | None, pa.Table | None]:
+    def _load(self) -> BucketState | None:
         if not self._state.exists():
-            # A bucket runs first in the first micro-batch with data: nothing is late yet.
-            return watermark_ms, None, None
-        plan, previous_ms, partials, emitted = self._state.get()
+            # A bucket first runs in the first micro-batch with data: nothing is late yet.
+            return None
+        plan, watermark_ms, partials, emitted = self._state.get()
         if plan != self._fingerprint:
             raise ValueError(
                 "window_agg: the checkpoint holds the state of another aggregation (window, "
                 "keys, aggregates, emit mode or column types changed); restart it with the "
                 "query it was written by, or with a new checkpoint location"
             )
-        carried = pa.ipc.open_stream(bytes(partials)).read_all() if len(partials) else None
-        last = pa.ipc.open_stream(bytes(emitted)).read_all() if len(emitted) else None
-        return int(previous_ms), carried, last
+        wp = self._wp
+        return BucketState(
+            int(watermark_ms),
+            read_table(bytes(partials), wp.partial_schema),
+            read_table(bytes(emitted), wp.output_schema) if len(emitted) else None,
+        )
 
     def _advance(
         self, watermark_ms: int, batches: Sequence[pa.RecordBatch]
     ) -> Iterator[pd.DataFrame]:
-        wp = self._wp
-        kernel = _kernel()
-        previous_ms, carried, last_emitted = self._load(watermark_ms)
-        watermark_ms = max(watermark_ms, previous_ms)
-        floor, limit = previous_ms * 1000, watermark_ms * 1000
         stats: dict[str, int] = {"bucket_runs": 1}
-
-        local = kernel.LocalAggregator(
-            wp.plan, wp.local_schema.__arrow_c_schema__(), wp.partial_schema.__arrow_c_schema__()
-        )
-        local.set_late_floor(floor)
-        partials: list[pa.RecordBatch] = []
-        for batch in batches:
-            if local.add(*wp.local_batch(batch).__arrow_c_array__()):
-                while (capsule := local.take()) is not None:
-                    partials.append(_import_batch(self._partial_struct, capsule))
-        capsule = local.finish()
-        if capsule is not None:
-            partials.append(_import_batch(self._partial_struct, capsule))
-        _add_stats(stats, local.stats())
-        fresh = pa.Table.from_batches(partials, schema=wp.partial_schema).sort_by(
-            [("__key", "ascending"), ("__slice", "ascending")]
-        )
-        if carried is None:
-            carried = wp.partial_schema.empty_table()
-
-        sweep = kernel.GlobalAggregator(
-            wp.plan, wp.partial_schema.__arrow_c_schema__(), wp.output_schema.__arrow_c_schema__()
-        )
-        sweep.set_bounds(floor, limit)
-        for run, table in ((0, carried), (1, fresh)):
-            for batch in table.to_batches():
-                if batch.num_rows:
-                    sweep.add(*batch.__arrow_c_array__(), run)
-        sweep.finish()
-        fired = []
-        while (capsule := sweep.pull()) is not None:
-            fired.append(_import_batch(self._output_struct, capsule))
-        rows = pa.array(import_struct(pa.int64(), sweep.take_carry()))
-        _add_stats(stats, sweep.stats())
-        still_needed = pa.concat_tables([carried, fresh]).take(rows)
-
-        out = pa.Table.from_batches(fired, schema=wp.output_schema)
-        emitted = b""
-        if self._emit == "incremental":
-            out, last_emitted = keep_changed(out, last_emitted, wp, limit)
-            emitted = _serialize(last_emitted) if last_emitted.num_rows else b""
-        stats["windows_emitted"] = out.num_rows
+        out, state = advance(self._wp, self._emit, self._load(), watermark_ms, batches, stats)
         self._state.update(
             (
                 self._fingerprint,
-                watermark_ms,
-                _serialize(still_needed) if still_needed.num_rows else b"",
-                emitted,
+                state.watermark_ms,
+                write_table(state.partials),
+                write_table(state.emitted),
             )
         )
         # Run again as soon as the watermark moves.
         for timer in self._handle.listTimers():
             self._handle.deleteTimer(timer)
-        self._handle.registerTimer(watermark_ms + 1)
+        self._handle.registerTimer(state.watermark_ms + 1)
         if self._accumulator is not None:
             self._accumulator.add(stats)
         if out.num_rows:

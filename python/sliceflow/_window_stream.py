@@ -1,0 +1,136 @@
+"""One bucket of a streaming window aggregation, one step at a time (no Spark here).
+
+A step takes the bucket's state, the watermark and the rows that arrived since the last step,
+and returns the windows that fired and the new state:
+
+1. the rows are folded into (key, slice) partial rows by the local kernel, which leaves each
+   row out of the windows that ended by the previous step's watermark (they were emitted then)
+   and counts those (row, window) pairs;
+2. the sweep merges them with the carried partial rows (both sorted by key bytes and slice)
+   and fires the windows that end after the previous watermark and by the new one;
+3. the partial rows that a window ending after the new watermark still needs are carried: a
+   slice leaves the state once the watermark passes the end of its last window.
+
+``sliceflow.spark.window_stream`` runs this once per bucket and micro-batch under
+transformWithStateInPandas; tests run it directly against the brute-force model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, MutableMapping
+from dataclasses import dataclass
+
+import pyarrow as pa
+
+from sliceflow._capsules import import_struct
+from sliceflow._incremental import keep_changed
+from sliceflow._window_plan import WindowPlan
+from sliceflow.window import _add_stats, _import_batch, _kernel
+
+__all__ = ["BucketState", "advance", "read_table", "write_table"]
+
+
+@dataclass
+class BucketState:
+    """What a bucket keeps between steps."""
+
+    #: The watermark of the last step: windows ending by it have been emitted.
+    watermark_ms: int
+    #: Partial rows of the slices unfired windows need, sorted by (``__key``, ``__slice``).
+    partials: pa.Table
+    #: ``emit="incremental"``: per key and open CUMULATE cycle, its latest window.
+    emitted: pa.Table | None = None
+
+
+def write_table(table: pa.Table | None) -> bytes:
+    """A table as an Arrow IPC stream (empty bytes for no rows)."""
+    if table is None or table.num_rows == 0:
+        return b""
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, table.schema) as writer:
+        writer.write_table(table)
+    return sink.getvalue().to_pybytes()
+
+
+def read_table(data: bytes, schema: pa.Schema) -> pa.Table:
+    """The inverse of :func:`write_table`; refuses a table of another schema."""
+    if not data:
+        return schema.empty_table()
+    table = pa.ipc.open_stream(pa.py_buffer(data)).read_all()
+    if not table.schema.equals(schema):
+        raise ValueError(
+            "window_agg: the stored state has another schema than the aggregation "
+            f"(stored {table.schema}, expected {schema})"
+        )
+    return table
+
+
+def _fold(
+    wp: WindowPlan,
+    batches: Iterable[pa.RecordBatch],
+    floor_us: int,
+    stats: MutableMapping[str, int],
+) -> pa.Table:
+    kernel = _kernel()
+    struct = pa.struct(list(wp.partial_schema))
+    local = kernel.LocalAggregator(
+        wp.plan, wp.local_schema.__arrow_c_schema__(), wp.partial_schema.__arrow_c_schema__()
+    )
+    local.set_late_floor(floor_us)
+    partials: list[pa.RecordBatch] = []
+    for batch in batches:
+        if batch.num_rows and local.add(*wp.local_batch(batch).__arrow_c_array__()):
+            while (capsule := local.take()) is not None:
+                partials.append(_import_batch(struct, capsule))
+    capsule = local.finish()
+    if capsule is not None:
+        partials.append(_import_batch(struct, capsule))
+    _add_stats(stats, local.stats())
+    return pa.Table.from_batches(partials, schema=wp.partial_schema).sort_by(
+        [("__key", "ascending"), ("__slice", "ascending")]
+    )
+
+
+def advance(
+    wp: WindowPlan,
+    emit: str,
+    state: BucketState | None,
+    watermark_ms: int,
+    batches: Iterable[pa.RecordBatch],
+    stats: MutableMapping[str, int] | None = None,
+) -> tuple[pa.Table, BucketState]:
+    """One step: ``batches`` (with ``wp.input_schema``) arrived, the watermark is
+    ``watermark_ms``. Returns the windows to emit (``wp.output_schema``) and the new state.
+
+    ``state`` None: the bucket's first step (nothing is late yet)."""
+    counters: MutableMapping[str, int] = stats if stats is not None else {}
+    if state is None:
+        state = BucketState(watermark_ms, wp.partial_schema.empty_table())
+    watermark_ms = max(watermark_ms, state.watermark_ms)
+    floor, limit = state.watermark_ms * 1000, watermark_ms * 1000
+    fresh = _fold(wp, batches, floor, counters)
+
+    kernel = _kernel()
+    sweep = kernel.GlobalAggregator(
+        wp.plan, wp.partial_schema.__arrow_c_schema__(), wp.output_schema.__arrow_c_schema__()
+    )
+    sweep.set_bounds(floor, limit)
+    for run, table in ((0, state.partials), (1, fresh)):
+        for batch in table.to_batches():
+            if batch.num_rows:
+                sweep.add(*batch.__arrow_c_array__(), run)
+    sweep.finish()
+    struct = pa.struct(list(wp.output_schema))
+    fired = []
+    while (capsule := sweep.pull()) is not None:
+        fired.append(_import_batch(struct, capsule))
+    carried_rows = pa.array(import_struct(pa.int64(), sweep.take_carry()))
+    _add_stats(counters, sweep.stats())
+    partials = pa.concat_tables([state.partials, fresh]).take(carried_rows)
+
+    out = pa.Table.from_batches(fired, schema=wp.output_schema)
+    emitted = None
+    if emit == "incremental":
+        out, emitted = keep_changed(out, state.emitted, wp, limit)
+    counters["windows_emitted"] = counters.get("windows_emitted", 0) + out.num_rows
+    return out, BucketState(watermark_ms, partials, emitted)
