@@ -69,10 +69,10 @@ PACKED_SCHEMA = pa.schema(
 )
 
 
-def plan_fingerprint(wp: WindowPlan, emit: str) -> str:
+def plan_fingerprint(wp: WindowPlan, emit: str, buckets: int) -> str:
     """Identifies the aggregation a checkpoint's state belongs to."""
     text = json.dumps(
-        {"plan": wp.plan, "partial": str(wp.partial_schema), "emit": emit},
+        {"plan": wp.plan, "partial": str(wp.partial_schema), "emit": emit, "buckets": buckets},
         sort_keys=True,
         default=str,
     )
@@ -108,11 +108,11 @@ class WindowBucketProcessor(StatefulProcessor):
     """``transformWithStateInPandas`` processor (time mode ``EventTime``): one call per bucket
     per micro-batch, and one per watermark advance."""
 
-    def __init__(self, wp: WindowPlan, emit: str, accumulator: Any = None) -> None:
+    def __init__(self, wp: WindowPlan, emit: str, buckets: int, accumulator: Any = None) -> None:
         self._wp = wp
         self._emit = emit
         self._accumulator = accumulator
-        self._fingerprint = plan_fingerprint(wp, emit)
+        self._fingerprint = plan_fingerprint(wp, emit, buckets)
 
     def init(self, handle: StatefulProcessorHandle) -> None:
         self._handle = handle
@@ -150,9 +150,9 @@ class WindowBucketProcessor(StatefulProcessor):
         plan, watermark_ms, partials, emitted = self._state.get()
         if plan != self._fingerprint:
             raise ValueError(
-                "window_agg: the checkpoint holds the state of another aggregation (window, "
-                "keys, aggregates, emit mode or column types changed); restart it with the "
-                "query it was written by, or with a new checkpoint location"
+                "window_agg: the checkpoint holds the state of a different aggregation (window, "
+                "keys, aggregates, emit mode, bucket count or column types changed); restart "
+                "it with the query it was written by, or with a new checkpoint location"
             )
         wp = self._wp
         return BucketState(
@@ -210,7 +210,7 @@ def streaming(
     from sliceflow.spark.window_agg import _spark_struct
 
     packed = selected.mapInArrow(pack_fn, _spark_struct(PACKED_SCHEMA))
-    processor = WindowBucketProcessor(wp, emit, accumulator)
+    processor = WindowBucketProcessor(wp, emit, buckets, accumulator)
     return packed.groupBy("__bucket").transformWithStateInPandas(
         statefulProcessor=processor,
         outputStructType=output,
