@@ -7,15 +7,21 @@ A hop window (10 minutes sliding by 1 minute, startTime 30 seconds, so windows d
 with the minute) over 20,000 bids spread over 3 hours across 4 partitions, 50 auctions plus
 null auctions; count(*), count, sum, avg, min, max of the price. The kernel's counters (summed
 over the executors' tasks by a Spark accumulator) must show one fired window per output row.
+
+Streaming: the same bids in 5 parquet files ordered by time but with rows up to 15 minutes out
+of order (one micro-batch each), watermark 2 minutes; the streaming hop must emit per
+micro-batch the rows of Spark's own append-mode window aggregation, late rows included.
 """
 
 from __future__ import annotations
 
 import os
 import sys
+import tempfile
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.parquet as pq
 from pyspark.sql import functions as F
 
 from sliceflow import window as W
@@ -43,11 +49,109 @@ def bids() -> pa.Table:
     )
 
 
+HOP = ("10 minutes", "1 minute", "30 seconds")
+
+
+def spark_hop(df):
+    win = F.window("ts", *HOP).alias("w")
+    return (
+        df.groupBy(win, "auction")
+        .agg(*aggregates_spark())
+        .select(
+            F.col("w.start").alias("window_start"),
+            F.col("w.end").alias("window_end"),
+            (F.col("w.end") - F.expr("INTERVAL 1 MICROSECOND")).alias("window_time"),
+            "auction",
+            "n",
+            "np",
+            "s",
+            "a",
+            "lo",
+            "hi",
+        )
+    )
+
+
+def aggregates_spark():
+    return [
+        F.count(F.lit(1)).alias("n"),
+        F.count("price").alias("np"),
+        F.sum("price").alias("s"),
+        F.avg("price").alias("a"),
+        F.min("price").alias("lo"),
+        F.max("price").alias("hi"),
+    ]
+
+
+def aggregates_ours():
+    return [
+        W.count().alias("n"),
+        W.count("price").alias("np"),
+        W.sum("price").alias("s"),
+        W.avg("price").alias("a"),
+        W.min("price").alias("lo"),
+        W.max("price").alias("hi"),
+    ]
+
+
+def run_stream(df, checkpoint: str) -> dict[int, list[tuple]]:
+    got: dict[int, list[tuple]] = {}
+
+    def each(batch_df, batch_id: int) -> None:
+        rounded = batch_df.withColumn("a", F.round("a", 6))
+        got[batch_id] = sorted(str(tuple(r)) for r in rounded.collect())
+
+    query = (
+        df.writeStream.outputMode("append")
+        .foreachBatch(each)
+        .option("checkpointLocation", checkpoint)
+        .trigger(availableNow=True)
+        .start()
+    )
+    query.awaitTermination()
+    return {b: rows for b, rows in got.items() if rows}
+
+
+def streaming(spark) -> tuple[int, int, int]:
+    """(rows, Spark's rows, micro-batches whose rows differ)."""
+    table = bids()
+    jitter = np.random.default_rng(7).integers(0, 900 * SECOND, table.num_rows)
+    order = np.argsort(table.column("ts").cast(pa.int64()).to_numpy() + jitter, kind="stable")
+    table = table.take(pa.array(order))
+    folder = tempfile.mkdtemp(prefix="sliceflow-stream-")
+    files = 5
+    step = table.num_rows // files
+    for i in range(files):
+        path = os.path.join(folder, "src", f"part-{i}.parquet")
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        pq.write_table(table.slice(i * step, step if i < files - 1 else None), path)
+        os.utime(path, (1_000_000 + i, 1_000_000 + i))
+    schema = spark.createDataFrame(table.slice(0, 0)).schema
+    stream = (
+        spark.readStream.schema(schema)
+        .option("maxFilesPerTrigger", 1)
+        .parquet(os.path.join(folder, "src"))
+        .withWatermark("ts", "2 minutes")
+    )
+    ours = run_stream(
+        window_agg(stream, W.hop("ts", *HOP[:2], offset=HOP[2]), ["auction"], aggregates_ours()),
+        os.path.join(folder, "ck_ours"),
+    )
+    theirs = run_stream(spark_hop(stream), os.path.join(folder, "ck_spark"))
+    differing = sum(ours.get(b) != theirs.get(b) for b in set(ours) | set(theirs))
+    return sum(map(len, ours.values())), sum(map(len, theirs.values())), differing
+
+
 def main() -> None:
     spark = local_session(
         "local-cluster[2,1,1024]",
         "sliceflow-window-local-cluster",
-        {"spark.sql.shuffle.partitions": "4"},
+        {
+            "spark.sql.shuffle.partitions": "4",
+            "spark.sql.streaming.stateStore.providerClass": (
+                "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
+            ),
+        },
     )
     try:
         df = spark.createDataFrame(bids()).repartition(4).cache()
@@ -55,43 +159,13 @@ def main() -> None:
         metrics = WindowMetrics(spark)
         ours = window_agg(
             df,
-            W.hop("ts", "10 minutes", "1 minute", offset="30 seconds"),
+            W.hop("ts", *HOP[:2], offset=HOP[2]),
             ["auction"],
-            [
-                W.count().alias("n"),
-                W.count("price").alias("np"),
-                W.sum("price").alias("s"),
-                W.avg("price").alias("a"),
-                W.min("price").alias("lo"),
-                W.max("price").alias("hi"),
-            ],
+            aggregates_ours(),
             metrics=metrics,
         ).cache()
         rows = ours.count()
-        win = F.window("ts", "10 minutes", "1 minute", "30 seconds").alias("w")
-        theirs = (
-            df.groupBy(win, "auction")
-            .agg(
-                F.count(F.lit(1)).alias("n"),
-                F.count("price").alias("np"),
-                F.sum("price").alias("s"),
-                F.avg("price").alias("a"),
-                F.min("price").alias("lo"),
-                F.max("price").alias("hi"),
-            )
-            .select(
-                F.col("w.start").alias("window_start"),
-                F.col("w.end").alias("window_end"),
-                (F.col("w.end") - F.expr("INTERVAL 1 MICROSECOND")).alias("window_time"),
-                "auction",
-                "n",
-                "np",
-                "s",
-                "a",
-                "lo",
-                "hi",
-            )
-        ).cache()
+        theirs = spark_hop(df).cache()
         spark_rows = theirs.count()
         # avg is a double computed in a different order: compare it rounded.
         a, b = (d.withColumn("a", F.round("a", 6)) for d in (ours, theirs))
@@ -99,11 +173,15 @@ def main() -> None:
         workers = df.rdd.mapPartitions(lambda _: [os.getpid()]).distinct().count()
         fired = metrics.value.get("windows_fired", -1)
         rows_in = metrics.value.get("rows_in", -1)
+        stream_rows, stream_spark_rows, stream_diff = streaming(spark)
         print(
             f"rows={rows} spark_rows={spark_rows} workers={workers} diff={diff} "
-            f"windows_fired={fired} rows_in={rows_in}"
+            f"windows_fired={fired} rows_in={rows_in} stream_rows={stream_rows} "
+            f"stream_spark_rows={stream_spark_rows} stream_diff={stream_diff}"
         )
         if diff or rows != spark_rows or fired != rows or rows_in != ROWS or rows == 0:
+            sys.exit(1)
+        if stream_diff or stream_rows != stream_spark_rows or stream_rows == 0:
             sys.exit(1)
     finally:
         spark.stop()
