@@ -5,6 +5,7 @@
 // phase sweeps them. Checks, besides the sanitizers: every row with a time is counted by
 // count(*) in exactly as many windows as hold it (TUMBLE and HOP: size/slide when the slide
 // divides the size; CUMULATE: the steps from its slice to the cycle's end).
+// Inputs whose first byte has the top bit set run as a stream instead (run_streaming).
 // Built by scripts/sanitize.sh with clang -fsanitize=fuzzer,address,undefined.
 #include <algorithm>
 #include <cstddef>
@@ -106,6 +107,134 @@ void copy_value(const ColumnView& in, int64_t row, ColumnBuilder& out) {
   }
 }
 
+
+// A partial row: the batch it is in and its row number.
+struct Ref {
+  const ColumnView* view;
+  int64_t row;
+};
+
+// Streaming: the rows go in micro-batches (a row whose byte 4 has its top bit set ends one),
+// each run as one step of a bucket (sliceflow._window_stream): the local phase leaves rows out
+// of windows ending by the previous watermark, the sweep merges the carried partial rows
+// (input 0) with the new ones (input 1), fires the windows ending in (previous, current
+// watermark] and names the rows to carry. A last step with a far watermark fires the rest.
+// Checks: carried row numbers are in range; nothing is carried at the end; every (row, window)
+// pair is counted once, in a fired window or as late.
+template <typename AppendRow>
+void run_streaming(const win::Plan& plan, const Type& input, const Type& partial, const Type& output,
+                   const uint8_t* data, size_t size, int64_t max_output, size_t batch_rows,
+                   AppendRow& append_row, bool checkable) {
+  constexpr int64_t unit = 1000;
+  const int64_t delay = (data[1] >> 4) * unit;
+  std::vector<std::unique_ptr<Owned>> arrays;  // every partial batch, alive to the end
+  std::vector<std::unique_ptr<ColumnView>> views;
+  std::vector<Ref> carry;
+  sliceflow::int128 watermark = -(sliceflow::int128{1} << 40);
+  bool seen_time = false;
+  int64_t max_time = 0;
+  int64_t expected = 0;
+  int64_t counted = 0;
+  int64_t late = 0;
+  auto keep = [&](std::unique_ptr<ArrowArray> array) {
+    arrays.push_back(own(partial, std::move(array)));
+    views.push_back(std::make_unique<ColumnView>(arrays.back()->schema, arrays.back()->array));
+    return views.back().get();
+  };
+  auto add_run = [&](win::GlobalAggregator& global, const std::vector<Ref>& rows, int run) {
+    ColumnBuilder b(partial);
+    for (size_t i = 0; i < rows.size(); ++i) {
+      for (size_t c = 0; c < rows[i].view->num_children(); ++c) {
+        copy_value(rows[i].view->child(c), rows[i].row, b.child(c));
+      }
+      b.finish_struct();
+      if (static_cast<size_t>(b.length()) >= batch_rows || i + 1 == rows.size()) {
+        auto array = std::make_unique<ArrowArray>();
+        b.export_to(array.get());
+        auto owned = own(partial, std::move(array));
+        global.add(owned->schema, &owned->array, run);
+      }
+    }
+  };
+  // One step: the rows [begin, end) of the input (5 bytes each), then the watermark `next`.
+  auto step = [&](size_t begin, size_t end, sliceflow::int128 next) {
+    win::LocalAggregator local(plan, input.children.size(), clone(partial));
+    local.set_late_floor(watermark);
+    std::vector<Ref> fresh;
+    auto take_all = [&]() {
+      while (auto p = local.take()) {
+        const ColumnView* v = keep(std::move(p));
+        for (int64_t r = 0; r < v->length(); ++r) fresh.push_back({v, r});
+      }
+    };
+    ColumnBuilder batch(input);
+    auto flush_batch = [&]() {
+      if (batch.length() == 0) return;
+      auto array = std::make_unique<ArrowArray>();
+      batch.export_to(array.get());
+      auto owned = own(input, std::move(array));
+      if (local.add(owned->schema, owned->array)) take_all();
+    };
+    for (size_t at = begin; at < end; at += 5) {
+      expected += append_row(batch, data + at);
+      int16_t t;
+      std::memcpy(&t, data + at + 1, 2);
+      if (t != INT16_MIN) {
+        max_time = seen_time ? std::max<int64_t>(max_time, int64_t{t} * unit / 4) : int64_t{t} * unit / 4;
+        seen_time = true;
+      }
+      if (static_cast<size_t>(batch.length()) >= batch_rows) flush_batch();
+    }
+    flush_batch();
+    if (auto p = local.finish()) {
+      const ColumnView* v = keep(std::move(p));
+      for (int64_t r = 0; r < v->length(); ++r) fresh.push_back({v, r});
+    }
+    late += local.stats().late_row_windows;
+    std::sort(fresh.begin(), fresh.end(), [](const Ref& a, const Ref& b) {
+      const auto ka = a.view->child(0).str(a.row);
+      const auto kb = b.view->child(0).str(b.row);
+      if (ka != kb) return ka < kb;
+      return a.view->child(1).i64(a.row) < b.view->child(1).i64(b.row);
+    });
+    win::GlobalAggregator global(plan, clone(partial), clone(output), max_output);
+    global.set_bounds(watermark, next);
+    add_run(global, carry, 0);
+    add_run(global, fresh, 1);
+    global.finish();
+    while (auto out = global.pull()) {
+      auto owned = own(output, std::move(out));
+      const ColumnView view(owned->schema, owned->array);
+      for (int64_t row = 0; row < view.length(); ++row) counted += view.child(4).i64(row);
+    }
+    std::vector<Ref> all = carry;
+    all.insert(all.end(), fresh.begin(), fresh.end());
+    auto rows_type = leaf("", Kind::Int64);
+    auto owned = own(*rows_type, global.take_carry());
+    const ColumnView rows(owned->schema, owned->array);
+    std::vector<Ref> next_carry;
+    for (int64_t i = 0; i < rows.length(); ++i) {
+      const int64_t r = rows.i64(i);
+      if (r < 0 || static_cast<size_t>(r) >= all.size()) __builtin_trap();
+      next_carry.push_back(all[static_cast<size_t>(r)]);
+    }
+    carry = std::move(next_carry);
+    watermark = next;
+  };
+  size_t begin = 8;
+  for (size_t at = 8; at + 5 <= size; at += 5) {
+    if ((data[at + 4] & 0x80) || at + 10 > size) {
+      const sliceflow::int128 next =
+          seen_time ? std::max<sliceflow::int128>(watermark, max_time - delay) : watermark;
+      step(begin, at + 5, next);
+      begin = at + 5;
+    }
+  }
+  step(begin, begin, sliceflow::int128{1} << 60);
+  if (!carry.empty()) __builtin_trap();
+  if (checkable && counted + late != expected) __builtin_trap();
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -184,6 +313,52 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
 
   const win::SliceAssigner assigner(plan);
+  // Appends the row that the 5 bytes at r describe; returns how many windows hold it.
+  auto append_row = [&](ColumnBuilder& batch, const uint8_t* r) -> int64_t {
+    int64_t windows = 0;
+    if (r[0] == 0xFF) {
+      batch.child(0).append_null();
+    } else {
+      batch.child(0).append_fixed<int64_t>(r[0] % 7);
+    }
+    int16_t t;
+    std::memcpy(&t, r + 1, 2);
+    if (t == INT16_MIN) {
+      batch.child(1).append_null();
+    } else {
+      const int64_t ts = int64_t{t} * unit / 4;
+      batch.child(1).append_fixed<int64_t>(ts);
+      const sliceflow::int128 s = assigner.slice_start(ts);
+      if (plan.kind == win::WindowKind::Cumulate) {
+        const sliceflow::int128 c = assigner.cycle_start(s);
+        windows = static_cast<int64_t>((c + plan.size - s) / plan.slide);
+      } else if (plan.size % plan.slide == 0) {
+        windows = plan.size / plan.slide;
+      }
+    }
+    if (r[3] == 0xFF) {
+      batch.child(2).append_null();
+      batch.child(3).append_null();
+      batch.child(4).append_null();
+    } else {
+      const auto v = static_cast<int8_t>(r[3]);
+      batch.child(2).append_fixed<int64_t>(v * int64_t{1000000007});
+      batch.child(3).append_fixed<double>(v * 0.25);
+      batch.child(4).append_string(std::string(1 + r[4] % 3, static_cast<char>('a' + r[4] % 5)));
+    }
+    batch.finish_struct();
+    return windows;
+  };
+  const bool checkable = plan.kind == win::WindowKind::Cumulate || plan.size % plan.slide == 0;
+  if (data[0] & 0x80) {
+    try {
+      run_streaming(plan, *input, *partial, *output, data, size, max_output, batch_rows,
+                    append_row, checkable);
+    } catch (const std::exception&) {
+      // Overflow errors (ANSI sums) are answers, not crashes.
+    }
+    return 0;
+  }
   int64_t expected_counts = 0;
   std::vector<std::unique_ptr<Owned>> partials;
   try {
@@ -198,38 +373,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       while (auto p = local.take()) partials.push_back(own(*partial, std::move(p)));
     };
     for (size_t at = 8; at + 5 <= size; at += 5) {
-      const uint8_t* r = data + at;
-      if (r[0] == 0xFF) {
-        batch.child(0).append_null();
-      } else {
-        batch.child(0).append_fixed<int64_t>(r[0] % 7);
-      }
-      int16_t t;
-      std::memcpy(&t, r + 1, 2);
-      if (t == INT16_MIN) {
-        batch.child(1).append_null();
-      } else {
-        const int64_t ts = int64_t{t} * unit / 4;
-        batch.child(1).append_fixed<int64_t>(ts);
-        const sliceflow::int128 s = assigner.slice_start(ts);
-        if (plan.kind == win::WindowKind::Cumulate) {
-          const sliceflow::int128 c = assigner.cycle_start(s);
-          expected_counts += static_cast<int64_t>((c + plan.size - s) / plan.slide);
-        } else if (plan.size % plan.slide == 0) {
-          expected_counts += plan.size / plan.slide;
-        }
-      }
-      if (r[3] == 0xFF) {
-        batch.child(2).append_null();
-        batch.child(3).append_null();
-        batch.child(4).append_null();
-      } else {
-        const auto v = static_cast<int8_t>(r[3]);
-        batch.child(2).append_fixed<int64_t>(v * int64_t{1000000007});
-        batch.child(3).append_fixed<double>(v * 0.25);
-        batch.child(4).append_string(std::string(1 + r[4] % 3, static_cast<char>('a' + r[4] % 5)));
-      }
-      batch.finish_struct();
+      expected_counts += append_row(batch, data + at);
       if (static_cast<size_t>(batch.length()) >= batch_rows) flush_batch();
     }
     flush_batch();
@@ -270,7 +414,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     global.finish();
     drain();
-    const bool checkable = plan.kind == win::WindowKind::Cumulate || plan.size % plan.slide == 0;
     if (checkable && counted != expected_counts) __builtin_trap();
   } catch (const std::exception&) {
     // Overflow errors (ANSI sums) are answers, not crashes.

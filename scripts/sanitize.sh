@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The C++ core under ASan+UBSan: bounded libFuzzer runs of the JSON decoder, the window kernel
-# and the changelog kernel, then the decoder's, the window kernel's and the changelog kernel's
+# (batch and streaming steps) and the changelog kernel, then the decoder's, the window kernel's and the changelog kernel's
 # Python tests against an extension built with the sanitizers.
 #   FUZZ_SECONDS=600 bash scripts/sanitize.sh   # a longer fuzz run
 set -euo pipefail
@@ -54,4 +54,4 @@ root=$PWD
   ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
   "$root/.venv/bin/python" -m pytest -q -p no:cacheprovider "$root/tests/test_json_decode.py" \
   "$root/tests/test_fast_path.py" "$root/tests/test_window_kernel.py" \
-  "$root/tests/test_changelog_kernel.py")
+  "$root/tests/test_window_stream_steps.py" "$root/tests/test_changelog_kernel.py")
