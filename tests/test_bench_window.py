@@ -6,8 +6,10 @@
 ``sliceflow.window.aggregate`` (the in-process kernel on Arrow) on 200k bids spread over one
 day, 100 auctions (~1.4 rows per auction and minute): count(*) + sum(price) + max(price) by
 auction, tumble(1 min) and hop(10 min, 1 min), checked row by row against numpy; pyarrow's
-``group_by`` on the same tumble is timed too as the yardstick. ``bench/bench_window.py`` has
-the full-size runs.
+``group_by`` on the same tumble is timed too as the yardstick. The streaming step
+(``sliceflow._window_stream.advance``) runs the same bids as 10 micro-batches, tumble(1 min)
+against hop(1 day, 1 min), checked against the batch kernel. ``bench/bench_window.py`` and
+``bench/bench_window_stream.py`` have the full-size runs.
 """
 
 from __future__ import annotations
@@ -110,3 +112,45 @@ def test_bench_pyarrow_group_by_tumble_1min(benchmark, bids):
     result = benchmark(group_by)
     assert result.num_rows == len(expected(bids, MINUTE, MINUTE)["cnt"])
     assert pc.sum(result["count_all"]).as_py() == N
+
+
+def stream_steps(bids: pa.Table, spec: W.WindowSpec, parts: int = 10) -> pa.Table:
+    """The bids as ``parts`` micro-batches in time order through the streaming step (one
+    bucket), each run with the watermark the earlier ones set (delay 0), then a last step
+    with a watermark past every window: everything the stream emitted."""
+    from sliceflow._window_plan import build_plan
+    from sliceflow._window_stream import advance
+
+    wp = build_plan(bids.schema, spec, ["auction"], aggs())
+    state = None
+    watermark_ms = 0
+    out = []
+    step = -(-bids.num_rows // parts)
+    for i in range(parts):
+        chunk = bids.slice(i * step, step)
+        fired, state = advance(wp, "all", state, watermark_ms, chunk.to_batches())
+        out.append(fired)
+        watermark_ms = pc.max(chunk["ts"]).cast(pa.int64()).as_py() // 1000
+    fired, state = advance(wp, "all", state, watermark_ms + 2 * DAY // 1000, [])
+    assert state.partials.num_rows == 0
+    return pa.concat_tables([*out, fired])
+
+
+def same_as_batch(result: pa.Table, bids: pa.Table, spec: W.WindowSpec) -> None:
+    order = [("auction", "ascending"), ("window_start", "ascending")]
+    assert result.sort_by(order).equals(W.aggregate(bids, spec, ["auction"], aggs()).sort_by(order))
+
+
+@pytest.mark.benchmark(group="window-stream-steps-200k-bids")
+def test_bench_stream_steps_tumble_1min(benchmark, bids):
+    spec = W.tumble("ts", "1 minute")
+    result = benchmark(stream_steps, bids, spec)
+    check(result, bids, MINUTE, MINUTE)
+
+
+@pytest.mark.benchmark(group="window-stream-steps-200k-bids")
+def test_bench_stream_steps_hop_1day_1min(benchmark, bids):
+    """A day-long window sliding by a minute: each step carries up to 1,440 slices per key."""
+    spec = W.hop("ts", "1 day", "1 minute")
+    result = benchmark(stream_steps, bids, spec)
+    same_as_batch(result, bids, spec)
