@@ -295,3 +295,26 @@ def test_restart_with_another_aggregation_is_refused(spark, tmp_path):
     write_micro_batches(str(tmp_path / "src"), random_stream(6, 1, 20), first=2)
     with pytest.raises(StreamingQueryException, match="different aggregation"):
         run([W.count().alias("n"), W.max("v").alias("m")])
+
+
+def test_a_bucket_firing_more_windows_than_one_output_batch(spark, tmp_path):
+    """One bucket fires 70,000 windows at once (the kernel hands them over in batches of at
+    most 65,536 rows): every one reaches the sink."""
+    keys = 70_000
+    first = pa.table(
+        [
+            pa.array([f"k{i}" for i in range(keys)]),
+            pa.array([1 * S] * keys, SCHEMA.field("t").type),
+            pa.array(range(keys), pa.int64()),
+            pa.array([0.5] * keys),
+        ],
+        SCHEMA,
+    )
+    later = first.slice(0, 1).set_column(1, "t", pa.array([100 * S], SCHEMA.field("t").type))
+    write_micro_batches(str(tmp_path / "src"), [first, later])
+    stream = stream_of(spark, str(tmp_path / "src"), SCHEMA).withWatermark("t", "1 second")
+    out = window_agg(stream, W.tumble("t", "10 seconds"), ["k"], [W.sum("v").alias("s")], buckets=1)
+    got = collect(out, str(tmp_path / "ck"))
+    fired = pa.concat_tables([t for t in got.values() if t.num_rows])
+    assert fired.num_rows == keys
+    assert pa.compute.sum(fired.column("s")).as_py() == keys * (keys - 1) // 2

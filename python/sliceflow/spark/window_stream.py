@@ -100,8 +100,8 @@ def pack_rows(
     )
 
 
-def _to_pandas(table: pa.Table) -> pd.DataFrame:
-    return table.to_pandas(types_mapper=pd.ArrowDtype)
+def _to_pandas(batch: pa.RecordBatch) -> pd.DataFrame:
+    return batch.to_pandas(types_mapper=pd.ArrowDtype)
 
 
 class WindowBucketProcessor(StatefulProcessor):
@@ -180,8 +180,11 @@ class WindowBucketProcessor(StatefulProcessor):
         self._handle.registerTimer(state.watermark_ms + 1)
         if self._accumulator is not None:
             self._accumulator.add(stats)
-        if out.num_rows:
-            yield _to_pandas(out)
+        # One frame per kernel output batch: PySpark takes Arrow-backed pandas columns of one
+        # chunk only, and memory stays bounded by a batch.
+        for batch in out.to_batches():
+            if batch.num_rows:
+                yield _to_pandas(batch)
 
 
 def streaming(
