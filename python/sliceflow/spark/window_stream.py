@@ -40,7 +40,14 @@ from sliceflow._window_stream import BucketState, advance, read_table, write_tab
 from sliceflow.spark._bucket_state import payloads_by_bucket
 from sliceflow.window import conform
 
-__all__ = ["DEFAULT_BUCKETS", "BUCKETS_CONF", "STATE_NAME", "WindowBucketProcessor", "streaming"]
+__all__ = [
+    "BUCKETS_CONF",
+    "DATA_STATE_NAME",
+    "DEFAULT_BUCKETS",
+    "STATE_NAME",
+    "WindowBucketProcessor",
+    "streaming",
+]
 
 #: Spark conf with the number of buckets a streaming window_agg hashes its keys into.
 BUCKETS_CONF = "spark.sliceflow.window.buckets"
@@ -48,12 +55,18 @@ BUCKETS_CONF = "spark.sliceflow.window.buckets"
 #: ``spark.sql.shuffle.partitions`` (more buckets than tasks add calls, not parallelism).
 DEFAULT_BUCKETS = 16
 
-#: The value state that holds a bucket's carried partial rows.
+#: The value states of a bucket: what it is and the watermark it last ran at (read on every
+#: call), and its carried rows (read only when the bucket has work).
 STATE_NAME = "sliceflow_window_bucket"
+DATA_STATE_NAME = "sliceflow_window_bucket_rows"
 _STATE_SCHEMA = T.StructType(
     [
         T.StructField("plan", T.StringType(), False),
         T.StructField("watermark_ms", T.LongType(), False),
+    ]
+)
+_DATA_SCHEMA = T.StructType(
+    [
         T.StructField("partials", T.BinaryType(), False),
         T.StructField("emitted", T.BinaryType(), False),
     ]
@@ -117,6 +130,7 @@ class WindowBucketProcessor(StatefulProcessor):
     def init(self, handle: StatefulProcessorHandle) -> None:
         self._handle = handle
         self._state = handle.getValueState(STATE_NAME, _STATE_SCHEMA)
+        self._data = handle.getValueState(DATA_STATE_NAME, _DATA_SCHEMA)
         self._input_schema = pa.schema(list(self._wp.input_schema))
 
     def handleInputRows(
@@ -133,51 +147,59 @@ class WindowBucketProcessor(StatefulProcessor):
                     batches.append(
                         pa.ipc.read_record_batch(pa.py_buffer(payload), self._input_schema)
                     )
-        yield from self._advance(timerValues.getCurrentWatermarkInMs(), batches)
+        yield from self._advance(timerValues.getCurrentWatermarkInMs(), batches, expired=False)
 
     def handleExpiredTimer(
         self, key: Any, timerValues: Any, expiredTimerInfo: Any
     ) -> Iterator[pd.DataFrame]:
-        yield from self._advance(timerValues.getCurrentWatermarkInMs(), [])
+        yield from self._advance(timerValues.getCurrentWatermarkInMs(), [], expired=True)
 
     def close(self) -> None:
         pass
 
-    def _load(self) -> BucketState | None:
+    def _previous_watermark(self) -> int | None:
+        """The watermark the bucket last ran at; None before its first run."""
         if not self._state.exists():
-            # A bucket first runs in the first micro-batch with data: nothing is late yet.
             return None
-        plan, watermark_ms, partials, emitted = self._state.get()
+        plan, watermark_ms = self._state.get()
         if plan != self._fingerprint:
             raise ValueError(
                 "window_agg: the checkpoint holds the state of a different aggregation (window, "
                 "keys, aggregates, emit mode, bucket count or column types changed); restart "
                 "it with the query it was written by, or with a new checkpoint location"
             )
+        return int(watermark_ms)
+
+    def _load(self, watermark_ms: int) -> BucketState:
         wp = self._wp
+        if not self._data.exists():
+            return BucketState(watermark_ms, wp.partial_schema.empty_table())
+        partials, emitted = self._data.get()
         return BucketState(
-            int(watermark_ms),
+            watermark_ms,
             read_table(bytes(partials), wp.partial_schema),
             read_table(bytes(emitted), wp.output_schema) if len(emitted) else None,
         )
 
     def _advance(
-        self, watermark_ms: int, batches: Sequence[pa.RecordBatch]
+        self, watermark_ms: int, batches: Sequence[pa.RecordBatch], *, expired: bool
     ) -> Iterator[pd.DataFrame]:
+        previous = self._previous_watermark()
+        if previous is not None and not batches and watermark_ms <= previous:
+            # Only the packing step's empty message, and the watermark has not moved: no
+            # window can fire.
+            return
+        # A bucket first runs in the first micro-batch with data: nothing is late yet.
+        state = self._load(previous) if previous is not None else None
         stats: dict[str, int] = {"bucket_runs": 1}
-        out, state = advance(self._wp, self._emit, self._load(), watermark_ms, batches, stats)
-        self._state.update(
-            (
-                self._fingerprint,
-                state.watermark_ms,
-                write_table(state.partials),
-                write_table(state.emitted),
-            )
-        )
-        # Run again as soon as the watermark moves.
-        for timer in self._handle.listTimers():
-            self._handle.deleteTimer(timer)
-        self._handle.registerTimer(state.watermark_ms + 1)
+        out, state = advance(self._wp, self._emit, state, watermark_ms, batches, stats)
+        self._data.update((write_table(state.partials), write_table(state.emitted)))
+        if state.watermark_ms != previous:
+            self._state.update((self._fingerprint, state.watermark_ms))
+            # Run again as soon as the watermark moves (an expired timer is gone already).
+            if previous is not None and not expired:
+                self._handle.deleteTimer(previous + 1)
+            self._handle.registerTimer(state.watermark_ms + 1)
         if self._accumulator is not None:
             self._accumulator.add(stats)
         # One frame per kernel output batch: PySpark takes Arrow-backed pandas columns of one
