@@ -105,8 +105,9 @@ class BucketProcessor(StatefulProcessor):
     ) -> Iterator[pd.DataFrame]:
         phase = self._phase
         phase.reset()
-        if self._state.exists():
-            phase.load(bytes(self._state.get()[0]))
+        value = self._state.get()  # one call: None when there is no value
+        if value is not None:
+            phase.load(bytes(value[0]))
         delta_schema = self._cp.delta_schema
         for frame in rows:
             for batch in _unpack(frame, delta_schema):

@@ -159,9 +159,10 @@ class WindowBucketProcessor(StatefulProcessor):
 
     def _previous_watermark(self) -> int | None:
         """The watermark the bucket last ran at; None before its first run."""
-        if not self._state.exists():
+        value = self._state.get()  # one call: None when there is no value
+        if value is None:
             return None
-        plan, watermark_ms = self._state.get()
+        plan, watermark_ms = value
         if plan != self._fingerprint:
             raise ValueError(
                 "window_agg: the checkpoint holds the state of a different aggregation (window, "
@@ -172,9 +173,10 @@ class WindowBucketProcessor(StatefulProcessor):
 
     def _load(self, watermark_ms: int) -> BucketState:
         wp = self._wp
-        if not self._data.exists():
+        value = self._data.get()
+        if value is None:
             return BucketState(watermark_ms, wp.partial_schema.empty_table())
-        partials, emitted = self._data.get()
+        partials, emitted = value
         return BucketState(
             watermark_ms,
             read_table(bytes(partials), wp.partial_schema),
