@@ -26,6 +26,7 @@ from sliceflow.testing.changelog_reference import (
     changelog_reference,
     materialize,
 )
+from sliceflow.testing.spark import run_to_end
 
 pytestmark = pytest.mark.spark
 
@@ -92,14 +93,7 @@ def collect_stream(df, checkpoint: str) -> dict[int, list[tuple]]:
     def each(batch_df, batch_id: int) -> None:
         got[batch_id] = [tuple(r) for r in batch_df.collect()]
 
-    query = (
-        df.writeStream.outputMode("append")
-        .foreachBatch(each)
-        .option("checkpointLocation", checkpoint)
-        .trigger(availableNow=True)
-        .start()
-    )
-    query.awaitTermination()
+    run_to_end(df, checkpoint, each)
     return got
 
 
@@ -286,15 +280,7 @@ def test_streaming_materializes_to_the_batch_result(spark, tmp_path):
 def _file_sink_run(spark, src: str, sink: str, checkpoint: str, buckets: int = 4) -> None:
     aggs = [W.count().alias("n"), W.sum("v").alias("sv"), W.max("s").alias("hs")]
     out = changelog_agg(stream_of(spark, src, SCHEMA), ["k"], aggs, op_col="op", buckets=buckets)
-    query = (
-        out.writeStream.outputMode("append")
-        .format("parquet")
-        .option("path", sink)
-        .option("checkpointLocation", checkpoint)
-        .trigger(availableNow=True)
-        .start()
-    )
-    query.awaitTermination()
+    run_to_end(out, checkpoint, path=sink)
 
 
 def _sink_rows(spark, sink: str) -> list[str]:

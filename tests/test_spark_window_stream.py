@@ -21,6 +21,7 @@ from test_spark_changelog import stream_of, write_micro_batches
 from sliceflow import window as W
 from sliceflow.spark import window_agg
 from sliceflow.spark.window_agg import WindowMetrics
+from sliceflow.testing.spark import run_to_end, window_bounds
 from sliceflow.testing.window_reference import RefAgg, RefWindow, canonical_rows
 from sliceflow.testing.window_stream_reference import same_values, stream_reference
 
@@ -88,14 +89,7 @@ def collect(df, checkpoint: str) -> dict[int, pa.Table]:
     def each(batch_df, batch_id: int) -> None:
         got[batch_id] = batch_df.toArrow()
 
-    query = (
-        df.writeStream.outputMode("append")
-        .foreachBatch(each)
-        .option("checkpointLocation", checkpoint)
-        .trigger(availableNow=True)
-        .start()
-    )
-    query.awaitTermination()
+    run_to_end(df, checkpoint, each)
     return got
 
 
@@ -134,17 +128,7 @@ def spark_own(stream, w: RefWindow):
     return (
         stream.groupBy(spark_window(w), "k")
         .agg(*spark_aggs())
-        .select(
-            F.col("window.start").alias("window_start"),
-            F.col("window.end").alias("window_end"),
-            (F.col("window.end") - F.expr("INTERVAL 1 MICROSECOND")).alias("window_time"),
-            "k",
-            "n",
-            "s",
-            "hi",
-            "lo",
-            "a",
-        )
+        .select(*window_bounds("window"), "k", "n", "s", "hi", "lo", "a")
     )
 
 
@@ -224,18 +208,6 @@ def test_batch_equals_streaming_without_late_rows(spark, tmp_path):
     assert not diff, diff[:3]
 
 
-def _file_sink(df, sink: str, checkpoint: str) -> None:
-    query = (
-        df.writeStream.outputMode("append")
-        .format("parquet")
-        .option("path", sink)
-        .option("checkpointLocation", checkpoint)
-        .trigger(availableNow=True)
-        .start()
-    )
-    query.awaitTermination()
-
-
 def test_restart_from_checkpoint_equals_spark(spark, tmp_path):
     window = RefWindow("hop", 30 * S, 10 * S)
     batches = random_stream(11, 6, 30)
@@ -248,7 +220,7 @@ def test_restart_from_checkpoint_equals_spark(spark, tmp_path):
             if name == "ours"
             else spark_own(stream, window)
         )
-        _file_sink(df, str(tmp_path / f"sink_{name}"), str(tmp_path / f"ck_{name}"))
+        run_to_end(df, str(tmp_path / f"ck_{name}"), path=str(tmp_path / f"sink_{name}"))
 
     run("ours")
     run("spark")
@@ -288,7 +260,7 @@ def test_restart_with_another_aggregation_is_refused(spark, tmp_path):
     def run(aggs) -> None:
         stream = stream_of(spark, str(tmp_path / "src"), SCHEMA).withWatermark("t", "5 seconds")
         df = window_agg(stream, W.tumble("t", "10 seconds"), ["k"], aggs, buckets=2)
-        _file_sink(df, str(tmp_path / "sink"), str(tmp_path / "ck"))
+        run_to_end(df, str(tmp_path / "ck"), path=str(tmp_path / "sink"))
 
     run([W.count().alias("n")])
     write_micro_batches(str(tmp_path / "src"), random_stream(6, 1, 20), first=2)

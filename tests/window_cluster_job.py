@@ -26,7 +26,7 @@ from pyspark.sql import functions as F
 
 from sliceflow import window as W
 from sliceflow.spark import WindowMetrics, window_agg
-from sliceflow.testing.spark import local_session
+from sliceflow.testing.spark import local_session, run_to_end, window_bounds
 
 ROWS = 20_000
 SECOND = 1_000_000
@@ -57,18 +57,7 @@ def spark_hop(df):
     return (
         df.groupBy(win, "auction")
         .agg(*aggregates_spark())
-        .select(
-            F.col("w.start").alias("window_start"),
-            F.col("w.end").alias("window_end"),
-            (F.col("w.end") - F.expr("INTERVAL 1 MICROSECOND")).alias("window_time"),
-            "auction",
-            "n",
-            "np",
-            "s",
-            "a",
-            "lo",
-            "hi",
-        )
+        .select(*window_bounds("w"), "auction", "n", "np", "s", "a", "lo", "hi")
     )
 
 
@@ -101,14 +90,7 @@ def run_stream(df, checkpoint: str) -> dict[int, list[tuple]]:
         rounded = batch_df.withColumn("a", F.round("a", 6))
         got[batch_id] = sorted(str(tuple(r)) for r in rounded.collect())
 
-    query = (
-        df.writeStream.outputMode("append")
-        .foreachBatch(each)
-        .option("checkpointLocation", checkpoint)
-        .trigger(availableNow=True)
-        .start()
-    )
-    query.awaitTermination()
+    run_to_end(df, checkpoint, each)
     return {b: rows for b, rows in got.items() if rows}
 
 
