@@ -122,10 +122,11 @@ def test_quick_report_structure(quick_run):
         ), target
     assert set(results["verdicts"]) == set(TARGETS)
 
-    # the state store: sliceflow keeps one row per bucket (2 by default, 8 with --many-buckets)
+    # the state store: sliceflow keeps two rows per bucket (its watermark, its carried rows;
+    # 2 buckets by default, 8 with --many-buckets)
     state_rows = {(r[0], r[1], r[2]): r for r in state[1:]}
-    assert state_rows[("3 x 2,000", "100", LABELS["sf-hop1d"])][3] == "2"
-    assert state_rows[("3 x 2,000", "20,000", LABELS["sf-hop1d"])][3] == "8"
+    assert state_rows[("3 x 2,000", "100", LABELS["sf-hop1d"])][3] == "4"
+    assert state_rows[("3 x 2,000", "20,000", LABELS["sf-hop1d"])][3] == "16"
     assert int(state_rows[("3 x 2,000", "100", LABELS["spark-hop4h"])][3].replace(",", "")) > 0
     assert re.search(r"tumble\(1 min\): SST bytes sliceflow / Spark [\d.]+x", stdout)
 
