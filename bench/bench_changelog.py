@@ -34,14 +34,9 @@ from __future__ import annotations
 
 import argparse
 import inspect
-import json
 import math
 import os
-import shutil
-import statistics
 import sys
-import tempfile
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -50,16 +45,15 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
-from readme_blocks import write_block
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-from bench_json import machine, run_header  # noqa: E402
+import _streaming as streaming  # noqa: E402
+from _streaming import StreamRun, median, p90, pooled, verdict  # noqa: E402
 
 CACHE = os.path.join(os.environ.get("TMPDIR", "/tmp"), "sliceflow-bench-changelog")
 SCHEMA = "auction BIGINT, price BIGINT, bidder BIGINT"
-ROCKSDB = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
 CHANGELOG_CKPT = "spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled"
 
 PARTS = ("native", "pandas", "sliceflow", "sliceflow-off")
@@ -110,23 +104,18 @@ def write_batches(root: str, batches: int, rows: int, keys: int, seed: int = 7) 
     folder = os.path.join(root, f"bids-r{rows}-k{keys}-s{seed}", "files")
     os.makedirs(folder, exist_ok=True)
     t0 = time.perf_counter()
-    base = int(time.time()) - 100_000
+    names = [f"batch-{i:05d}.parquet" for i in range(batches)]
     made = 0
-    for i in range(batches):
-        path = os.path.join(folder, f"batch-{i:05d}.parquet")
-        if not os.path.exists(path):
-            tmp = os.path.join(folder, f".tmp-{i:05d}.parquet")
-            pq.write_table(batch_table(i, rows, keys, seed), tmp)
-            os.replace(tmp, path)
+    for i, name in enumerate(names):
+        if not os.path.exists(os.path.join(folder, name)):
+            streaming.write_batch_file(batch_table(i, rows, keys, seed), folder, name)
             made += 1
-        # Always reset: increasing and within seconds of each other (the file source ignores
-        # files much older than the newest one it has seen: maxFileAge).
-        os.utime(path, (base + i, base + i))
+    # Always reset: increasing and within seconds of each other.
+    streaming.stamp_in_order(folder, names)
     if made:
-        print(
+        streaming.log(
             f"data: wrote {made} micro-batch files of {rows:,} bids ({keys:,} keys) to {folder} "
-            f"in {time.perf_counter() - t0:.1f}s",
-            file=sys.stderr,
+            f"in {time.perf_counter() - t0:.1f}s"
         )
     return folder
 
@@ -136,30 +125,11 @@ def keys_seen(folder: str, n: int, keys: int) -> list[int]:
     a query holds state for after each micro-batch (the same for every competitor)."""
     seen = np.zeros(keys, dtype=bool)
     out = []
-    names = sorted(f for f in os.listdir(folder) if f.startswith("batch-"))[:n]
-    for name in names:
+    for name in streaming.batch_files(folder, n):
         col = pq.read_table(os.path.join(folder, name), columns=["auction"])["auction"]
         seen[col.to_numpy()] = True
         out.append(int(seen.sum()))
     return out
-
-
-def first_files(folder: str, n: int) -> str:
-    """A sibling folder holding (hard links to) the first ``n`` files of ``folder``: the input
-    of a query that runs ``n`` micro-batches. Links share the files' modification times."""
-    view = os.path.join(os.path.dirname(folder), f"first-{n}")
-    names = sorted(f for f in os.listdir(folder) if f.startswith("batch-"))[:n]
-    if os.path.isdir(view) and sorted(os.listdir(view)) == names:
-        return view
-    shutil.rmtree(view, ignore_errors=True)
-    os.makedirs(view)
-    for name in names:
-        src, dst = os.path.join(folder, name), os.path.join(view, name)
-        try:
-            os.link(src, dst)
-        except OSError:
-            shutil.copy2(src, dst)
-    return view
 
 
 # ---------------------------------------------------------------------------------------------
@@ -252,27 +222,13 @@ OUTPUT_MODE = {
 
 
 @dataclass
-class Run:
+class Run(StreamRun):
+    """One query: every micro-batch that read rows, the first (warm-up) included."""
+
     part: str
     keys: int
     batches: int
-    trigger_s: list[float] = field(default_factory=list)  # every micro-batch, warm-up first
-    add_batch_s: list[float] = field(default_factory=list)
-    rows: list[int] = field(default_factory=list)
-    output_rows: list[int] = field(default_factory=list)
-    state_rows: list[int] = field(default_factory=list)  # numRowsTotal after each batch
-    store: list[dict[str, float]] = field(default_factory=list)  # per batch, summed operators
-    counters: dict[str, Any] = field(default_factory=dict)  # sliceflow's own, whole query
     state_files: dict[str, int] = field(default_factory=dict)  # checkpoint_files()
-    wall_s: float = 0.0
-
-    @property
-    def timed(self) -> list[float]:
-        return self.trigger_s[1:]
-
-    @property
-    def timed_add(self) -> list[float]:
-        return self.add_batch_s[1:]
 
     @property
     def timed_rows(self) -> int:
@@ -280,21 +236,6 @@ class Run:
 
     def store_total(self, name: str) -> float:
         return sum(b.get(name, 0) for b in self.store[1:])
-
-
-def operator_metrics(progress: dict) -> tuple[int, dict[str, float]]:
-    """numRowsTotal and the state store's numbers of one progress, summed over its stateful
-    operators: the standard fields and every custom metric (RocksDB's get/put counts ...)."""
-    rows_total = 0
-    summed: dict[str, float] = {}
-    for op in progress.get("stateOperators") or []:
-        rows_total += op.get("numRowsTotal", 0)
-        for name in ("numRowsUpdated", "numRowsRemoved", "commitTimeMs", "memoryUsedBytes"):
-            summed[name] = summed.get(name, 0) + op.get(name, 0)
-        for name, value in (op.get("customMetrics") or {}).items():
-            if isinstance(value, (int, float)) and "." not in name:
-                summed[name] = summed.get(name, 0) + value
-    return rows_total, summed
 
 
 def checkpoint_files(checkpoint: str) -> dict[str, int]:
@@ -311,29 +252,6 @@ def checkpoint_files(checkpoint: str) -> dict[str, int]:
             elif f.endswith(".changelog"):
                 found["changelogs"] += 1
     return found
-
-
-def run_query(spark, frame, mode: str, sink: Callable, checkpoint: str) -> tuple[list[dict], float]:
-    """Starts ``frame`` with ``sink(writer)`` and availableNow, waits for it; the progresses of
-    its micro-batches that read rows (as dicts) and the wall time."""
-    writer = (
-        frame.writeStream.outputMode(mode)
-        .option("checkpointLocation", checkpoint)
-        .trigger(availableNow=True)
-    )
-    t0 = time.perf_counter()
-    query = sink(writer).start()
-    try:
-        query.awaitTermination()
-    finally:
-        if query.isActive:
-            query.stop()
-    wall = time.perf_counter() - t0
-    if query.exception() is not None:
-        raise RuntimeError(f"query failed: {query.exception()}")
-    progresses = [json.loads(p.json) for p in query.recentProgress]
-    by_batch = {p["batchId"]: p for p in progresses if p.get("numInputRows", 0) > 0}
-    return [by_batch[b] for b in sorted(by_batch)], wall
 
 
 # ---------------------------------------------------------------------------------------------
@@ -371,20 +289,17 @@ def check_part(spark, part: str, make: Callable, root: str) -> str:
 
     rows, keys, batches = 2_000, 300, 3
     folder = write_batches(os.path.join(root, "check"), batches, rows, keys)
-    src = spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 1).parquet(folder)
-    frame = make(src.select("auction", "price"))
+    frame = make(streaming.file_stream(spark, SCHEMA, folder).select("auction", "price"))
     got: list[tuple[int, Any]] = []
 
     def collect(batch_df, batch_id):
         got.extend((batch_id, r) for r in batch_df.collect())
 
-    checkpoint = tempfile.mkdtemp(prefix=f"check-{part}-", dir=root)
-    try:
-        progresses, wall = run_query(
-            spark, frame, OUTPUT_MODE[part], lambda w: w.foreachBatch(collect), checkpoint
+    with streaming.scratch_checkpoint(root, f"check-{part}-") as checkpoint:
+        progresses, wall = streaming.run_query(
+            frame, lambda w: w.foreachBatch(collect), checkpoint, OUTPUT_MODE[part]
         )
-    finally:
-        shutil.rmtree(checkpoint, ignore_errors=True)
+    progresses = with_rows(progresses)
     assert len(progresses) == batches, (part, [p["batchId"] for p in progresses])
     want_df = pd.concat(batch_table(i, rows, keys, 7).to_pandas() for i in range(batches))
     agg = want_df.groupby("auction")["price"].agg(["count", "sum", "max"])
@@ -409,59 +324,13 @@ def check_part(spark, part: str, make: Callable, root: str) -> str:
 # the benchmark
 
 
-def median(xs: list[float]) -> float:
-    return statistics.median(xs) if xs else math.nan
-
-
-def p90(xs: list[float]) -> float:
-    """Nearest-rank 90th percentile."""
-    if not xs:
-        return math.nan
-    s = sorted(xs)
-    return s[max(0, math.ceil(0.9 * len(s)) - 1)]
-
-
-def chunks(first: int, stop: int, n: int) -> list[range]:
-    """``range(first, stop)`` cut into ``n`` consecutive near-equal pieces (fewer if short)."""
-    size = stop - first
-    n = max(1, min(n, size))
-    bounds = [first + size * i // n for i in range(n + 1)]
-    return [range(a, b) for a, b in zip(bounds, bounds[1:], strict=False) if b > a]
-
-
-class LoadSampler:
-    """Samples the 1-minute load average every 10 s in a daemon thread (the machine is
-    shared: the report says how busy it was)."""
-
-    def __init__(self) -> None:
-        self.samples = [os.getloadavg()[0]]
-        self._done = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-        self._thread.start()
-
-    def _run(self) -> None:
-        while not self._done.wait(10):
-            self.samples.append(os.getloadavg()[0])
-
-    def stop(self) -> list[float]:
-        self._done.set()
-        self._thread.join()
-        return self.samples
+def with_rows(progresses: list[dict]) -> list[dict]:
+    """The progresses of the micro-batches that read rows."""
+    return [p for p in progresses if p.get("numInputRows", 0) > 0]
 
 
 def bench(args, keys_list: list[int], parts: list[str]) -> tuple[str, dict[str, Any]]:
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
-    import sliceflow
-
-    # Workers import sliceflow from wherever this process did (a dev build on PYTHONPATH too).
-    pkg_root = os.path.dirname(os.path.dirname(os.path.abspath(sliceflow.__file__)))
-    paths = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
-    if pkg_root not in paths:
-        os.environ["PYTHONPATH"] = os.pathsep.join([pkg_root, *paths])
-
-    from sliceflow.testing.spark import local_session
-
+    streaming.share_sliceflow_with_workers()
     root = args.data_dir or CACHE
     os.makedirs(root, exist_ok=True)
     changelog_agg, why_not = sliceflow_api()
@@ -470,24 +339,17 @@ def bench(args, keys_list: list[int], parts: list[str]) -> tuple[str, dict[str, 
         for part in ("sliceflow", "sliceflow-off"):
             if part in parts:
                 skipped[part] = why_not
-                print(f"SKIPPING {part}: {why_not}", file=sys.stderr)
+                streaming.log(f"SKIPPING {part}: {why_not}")
         parts = [p for p in parts if p not in skipped]
 
-    conf = {
-        "spark.driver.memory": "4g",
-        "spark.sql.shuffle.partitions": str(args.shuffle_partitions),
-        "spark.sql.streaming.stateStore.providerClass": ROCKSDB,
-        "spark.sql.streaming.numRecentProgressUpdates": str(max(100, 2 * args.batches)),
-    }
-    for item in args.conf or []:
-        key, _, value = item.partition("=")
-        conf[key] = value
-    spark = local_session("local[2]", "sliceflow-bench-changelog", conf)
-    load = LoadSampler()
-    settings = {
-        k: spark.conf.get(k)
-        for k in ("spark.sql.shuffle.partitions", "spark.sql.execution.arrow.maxRecordsPerBatch")
-    }
+    spark = streaming.streaming_session(
+        "sliceflow-bench-changelog",
+        args.shuffle_partitions,
+        max(100, 2 * args.batches),
+        args.conf,
+    )
+    load = streaming.LoadSampler()
+    settings = streaming.session_settings(spark)
     # Not a registered SQL conf (RocksDBConf reads it): unset unless --conf sets it.
     settings[CHANGELOG_CKPT] = spark.conf.get(CHANGELOG_CKPT, None)
 
@@ -520,29 +382,21 @@ def bench(args, keys_list: list[int], parts: list[str]) -> tuple[str, dict[str, 
                 if not part.startswith("sliceflow"):
                     raise
                 skipped[part] = f"the check failed: {type(e).__name__}: {str(e)[:300]}"
-                print(f"SKIPPING {part}: {skipped[part]}", file=sys.stderr)
+                streaming.log(f"SKIPPING {part}: {skipped[part]}")
                 continue
-            print(f"  check {part}: ok, {note}", file=sys.stderr, flush=True)
+            streaming.log(f"  check {part}: ok, {note}")
         parts = [p for p in parts if p not in skipped]
 
     def noop_query(part: str, folder: str, n: int, keys: int):
         """``part`` over the first ``n`` files of ``folder`` into the noop sink: its
         progresses, wall time and what it left in its checkpoint."""
-        src = (
-            spark.readStream.schema(SCHEMA)
-            .option("maxFilesPerTrigger", 1)
-            .parquet(first_files(folder, n))
-            .select("auction", "price")
-        )
-        frame = make(part)(src)
-        checkpoint = tempfile.mkdtemp(prefix=f"ck-{part}-k{keys}-", dir=root)
-        try:
-            progresses, wall = run_query(
-                spark, frame, OUTPUT_MODE[part], lambda w: w.format("noop"), checkpoint
+        view = streaming.first_files(folder, n, os.path.join(os.path.dirname(folder), f"first-{n}"))
+        frame = make(part)(streaming.file_stream(spark, SCHEMA, view).select("auction", "price"))
+        with streaming.scratch_checkpoint(root, f"ck-{part}-k{keys}-") as checkpoint:
+            progresses, wall = streaming.run_query(
+                frame, lambda w: w.format("noop"), checkpoint, OUTPUT_MODE[part]
             )
-            return progresses, wall, checkpoint_files(checkpoint)
-        finally:
-            shutil.rmtree(checkpoint, ignore_errors=True)
+            return with_rows(progresses), wall, checkpoint_files(checkpoint)
 
     n_files = max(args.batches, args.pandas_batches, args.warmup)
     if args.warmup and keys_list:
@@ -552,11 +406,7 @@ def bench(args, keys_list: list[int], parts: list[str]) -> tuple[str, dict[str, 
         for part in parts:
             n = min(args.warmup, 2) if part == "pandas" else args.warmup  # ~10-20 s each
             _, wall, _ = noop_query(part, folder, n, keys_list[0])
-            print(
-                f"  warm-up {part}: {n} micro-batches, {wall:.1f}s",
-                file=sys.stderr,
-                flush=True,
-            )
+            streaming.log(f"  warm-up {part}: {n} micro-batches, {wall:.1f}s")
 
     runs: dict[tuple[int, str], list[Run]] = {}
     seen: dict[int, list[int]] = {}
@@ -571,28 +421,17 @@ def bench(args, keys_list: list[int], parts: list[str]) -> tuple[str, dict[str, 
                 progresses, wall, state_files = noop_query(part, folder, n, keys)
                 run = Run(part, keys, n, wall_s=wall, state_files=state_files)
                 for p in progresses:
-                    run.trigger_s.append(p["durationMs"].get("triggerExecution", 0) / 1000)
-                    run.add_batch_s.append(p["durationMs"].get("addBatch", 0) / 1000)
-                    run.rows.append(p["numInputRows"])
-                    run.output_rows.append((p.get("sink") or {}).get("numOutputRows", -1))
-                    total, store = operator_metrics(p)
-                    run.state_rows.append(total)
-                    run.store.append(store)
+                    run.add_batch(p, (p.get("sink") or {}).get("numOutputRows", -1))
                 if part in metric_readers:
                     run.counters = metric_readers.pop(part)()
                 if len(progresses) != n:
-                    print(
-                        f"WARNING {part}: {len(progresses)} micro-batches, expected {n}",
-                        file=sys.stderr,
-                    )
+                    streaming.log(f"WARNING {part}: {len(progresses)} micro-batches, expected {n}")
                 runs.setdefault((keys, part), []).append(run)
-                print(
+                streaming.log(
                     f"  {keys:,} keys, round {round_ + 1}/{args.repeat}, {part}: "
                     f"{len(run.timed)} timed micro-batches, median {median(run.timed):.3f}s "
                     f"(addBatch {median(run.timed_add):.3f}s), state rows {run.state_rows[-1]:,}, "
-                    f"wall {wall:.1f}s",
-                    file=sys.stderr,
-                    flush=True,
+                    f"wall {wall:.1f}s"
                 )
     spark.stop()
     settings["load"] = load.stop()
@@ -603,24 +442,8 @@ def bench(args, keys_list: list[int], parts: list[str]) -> tuple[str, dict[str, 
 # tables
 
 
-def pooled(rs: list[Run], attr: str = "timed") -> list[float]:
-    return [t for r in rs for t in getattr(r, attr)]
-
-
-def verdict(ok: bool) -> str:
-    return "met" if ok else "NOT met"
-
-
 def fmt_ratio(x: float) -> str:
     return "" if math.isnan(x) else f"{x:.2f}x"
-
-
-def run_by_run(rs_a: list[Run], rs_b: list[Run]) -> str:
-    """median(a)/median(b) per round (a and b ran one after the other): median (min-max)."""
-    ratios = [median(a.timed) / median(b.timed) for a, b in zip(rs_a, rs_b, strict=False)]
-    if len(ratios) < 2:
-        return ""
-    return f"{statistics.median(ratios):.2f}x ({min(ratios):.2f}-{max(ratios):.2f})"
 
 
 def report(args, keys_list, runs, skipped, settings, seen) -> tuple[str, dict[str, Any]]:
@@ -690,31 +513,15 @@ def report(args, keys_list, runs, skipped, settings, seen) -> tuple[str, dict[st
                 f"{fmt_ratio(vs)} |"
             )
             for r in rs:
-                results["runs"].append(
-                    {
-                        "part": part,
-                        "keys": keys,
-                        "trigger_s": r.trigger_s,
-                        "add_batch_s": r.add_batch_s,
-                        "rows": r.rows,
-                        "output_rows": r.output_rows,
-                        "state_rows": r.state_rows,
-                        "state_files": r.state_files,
-                        "store": r.store,
-                        "counters": r.counters,
-                        "wall_s": r.wall_s,
-                    }
-                )
+                numbers = r.numbers("state_files")
+                results["runs"].append({"part": part, "keys": keys, **numbers})
     for part, why in skipped.items():
         out.append("")
         out.append(f"{LABELS[part]}: not run: {why}.")
     load = settings.get("load") or []
     if load:
         out.append("")
-        out.append(
-            f"Load average (1 min, every 10 s) during the run: median {median(load):.1f} "
-            f"({min(load):.1f}-{max(load):.1f}) on {os.cpu_count()} CPUs."
-        )
+        out.append(streaming.load_note(load))
 
     # the issue's targets and the other ratios, same run
     out.append("")
@@ -734,7 +541,7 @@ def report(args, keys_list, runs, skipped, settings, seen) -> tuple[str, dict[st
                 continue
             r = m[a] / m[b]
             text = f"{name} {r:.2f}x"
-            rr = run_by_run(runs[(keys, a)], runs[(keys, b)])
+            rr = streaming.round_by_round(runs[(keys, a)], runs[(keys, b)])
             if rr:
                 text += f", round by round {rr}"
             if target and keys == TARGET_KEYS:
@@ -758,12 +565,8 @@ def report(args, keys_list, runs, skipped, settings, seen) -> tuple[str, dict[st
     ]
     if grow:
         stop = min(len(r.trigger_s) for _, _, rs in grow for r in rs)
-        pieces = chunks(1, stop, 4)
-        heads = []
-        for c in pieces:
-            heads.append(
-                f"micro-batch {c.stop}" if len(c) == 1 else f"micro-batches {c.start + 1}-{c.stop}"
-            )
+        pieces = streaming.chunks(1, stop, 4)
+        heads = streaming.stretch_heads(pieces)
         out += [
             "",
             "Time per micro-batch as the state grows (median over the micro-batches of each "
@@ -868,11 +671,7 @@ def main(argv: list[str] | None = None) -> None:
         type=int,
         help="micro-batches of one untimed full-size query per competitor (default 3; 0: none)",
     )
-    parser.add_argument("--data-dir", help=f"input files and checkpoints (default {CACHE})")
-    parser.add_argument("--quick", action="store_true", help="small sizes (CI smoke run)")
-    parser.add_argument("--json", help="also write every micro-batch's numbers here")
-    parser.add_argument("--note", help="a line for the header, e.g. which sliceflow build ran")
-    parser.add_argument("--write-readme", action="store_true", help="update bench/README.md")
+    streaming.add_output_args(parser, CACHE)
     args = parser.parse_args(argv)
 
     q = args.quick
@@ -890,17 +689,9 @@ def main(argv: list[str] | None = None) -> None:
         if p not in PARTS:
             raise SystemExit(f"unknown part {p!r}; parts: {','.join(PARTS)}")
 
-    command, header = run_header("bench/bench_changelog.py", argv, args.note)
-    print(header + "\n")
-    block, results = bench(args, keys_list, parts)
-    results = {"command": command, "machine": machine(), **results}
-    print(block + "\n", flush=True)
-    if args.write_readme:
-        write_block("changelog", block, header)
-    if args.json:
-        with open(args.json, "w", encoding="utf-8") as f:
-            json.dump(results, f, indent=1)
-        print(f"wrote {args.json}", file=sys.stderr)
+    streaming.run_and_publish(
+        "bench/bench_changelog.py", argv, args, "changelog", lambda: bench(args, keys_list, parts)
+    )
 
 
 if __name__ == "__main__":

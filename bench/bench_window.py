@@ -48,12 +48,10 @@ from readme_blocks import write_block
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
+import _streaming as streaming  # noqa: E402
+from _streaming import DAY, HOUR, MINUTE, SECOND, human  # noqa: E402
 from bench_json import machine, pin_to_one_cpu, run_header, unpin  # noqa: E402
 
-SECOND = 1_000_000  # µs
-MINUTE = 60 * SECOND
-HOUR = 60 * MINUTE
-DAY = 24 * HOUR
 #: Event time starts here (the Nexmark generator's epoch), in µs since 1970.
 EPOCH_US = int(dt.datetime(2026, 11, 23, tzinfo=dt.timezone.utc).timestamp()) * SECOND
 CACHE = os.path.join(os.environ.get("TMPDIR", "/tmp"), "sliceflow-bench-window")
@@ -131,17 +129,6 @@ class Case:
     @property
     def per_row(self) -> int:
         return self.size // self.slide
-
-
-def human(us: int) -> str:
-    for unit, name in ((DAY, "day"), (HOUR, "h"), (MINUTE, "min"), (SECOND, "s")):
-        if us % unit == 0:
-            return f"{us // unit:,} {name}"
-    return f"{us} µs"
-
-
-def spark_interval(us: int) -> str:
-    return f"{us // SECOND} seconds"
 
 
 SPARK_CASES = {
@@ -262,16 +249,7 @@ def bench_spark(
     with_sliceflow: bool,
     shuffle_partitions: int | None,
 ) -> tuple[str, dict[str, Any]]:
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
-    import sliceflow
-
-    # Workers import sliceflow from wherever this process did (a dev build on PYTHONPATH too).
-    pkg_root = os.path.dirname(os.path.dirname(os.path.abspath(sliceflow.__file__)))
-    paths = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
-    if pkg_root not in paths:
-        os.environ["PYTHONPATH"] = os.pathsep.join([pkg_root, *paths])
-
+    streaming.share_sliceflow_with_workers()
     from pyspark.sql import functions as F
 
     from sliceflow.testing.spark import local_session
@@ -290,21 +268,8 @@ def bench_spark(
     aqe = spark.conf.get("spark.sql.adaptive.enabled")
 
     def spark_window(case: Case):
-        if case.kind == "tumble":
-            w = F.window("ts", spark_interval(case.size))
-        else:
-            w = F.window("ts", spark_interval(case.size), spark_interval(case.slide))
-        return (
-            df.groupBy(w.alias("window"), "auction")
-            .agg(F.count("*").alias("cnt"), F.sum("price").alias("s"), F.max("price").alias("m"))
-            .select(
-                F.col("window.start").alias("window_start"),
-                F.col("window.end").alias("window_end"),
-                "auction",
-                "cnt",
-                "s",
-                "m",
-            )
+        return streaming.spark_window_agg(
+            df, case.size, None if case.kind == "tumble" else case.slide
         )
 
     def sliceflow_window(case: Case):

@@ -35,38 +35,36 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import json
 import math
 import os
-import shutil
-import statistics
 import sys
-import tempfile
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
-from readme_blocks import write_block
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-from bench_changelog import LoadSampler, chunks, median, operator_metrics, p90  # noqa: E402
-from bench_json import machine, run_header  # noqa: E402
+import _streaming as streaming  # noqa: E402
+from _streaming import (  # noqa: E402
+    DAY,
+    HOUR,
+    MINUTE,
+    StreamRun,
+    human,
+    median,
+    p90,
+    pooled,
+    verdict,
+)
 
 CACHE = os.path.join(os.environ.get("TMPDIR", "/tmp"), "sliceflow-bench-window-stream")
 SCHEMA = "auction BIGINT, price BIGINT, ts TIMESTAMP"
-ROCKSDB = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
 README_BLOCK = "window-stream"
-
-SECOND = 1_000_000  # µs
-MINUTE = 60 * SECOND
-HOUR = 60 * MINUTE
-DAY = 24 * HOUR
 
 
 @dataclass(frozen=True)
@@ -88,13 +86,6 @@ class Query:
     @property
     def label(self) -> str:
         return f"{'sliceflow' if self.engine == 'sliceflow' else 'Spark'} {self.window}"
-
-
-def human(us: int) -> str:
-    for unit, name in ((DAY, "day"), (HOUR, "h"), (MINUTE, "min"), (SECOND, "s")):
-        if us % unit == 0:
-            return f"{us // unit:,} {name}"
-    return f"{us} µs"
 
 
 QUERIES = {
@@ -179,25 +170,18 @@ def write_workload(root: str, w: Workload, rate: int, seed: int = 42) -> str:
                     "ts": batch.column("dateTime"),
                 }
             )
-            tmp = os.path.join(folder, ".tmp-" + name)
-            pq.write_table(table, tmp)
-            os.replace(tmp, os.path.join(folder, name))
-        print(
+            streaming.write_batch_file(table, folder, name)
+        streaming.log(
             f"data: wrote {w.batches} files of {w.rows:,} bids ({w.auctions:,} auctions, "
             f"{rate:,} bids per minute of event time) to {folder} in "
-            f"{time.perf_counter() - t0:.1f}s",
-            file=sys.stderr,
+            f"{time.perf_counter() - t0:.1f}s"
         )
-    base = int(time.time()) - 100_000
-    for i, name in enumerate(names):
-        path = os.path.join(folder, name)
-        os.utime(path, (base + i, base + i))
+    streaming.stamp_in_order(folder, names)
     return folder
 
 
 def read_batches(folder: str, n: int) -> list[pa.Table]:
-    names = sorted(f for f in os.listdir(folder) if f.startswith("batch-"))[:n]
-    return [pq.read_table(os.path.join(folder, name)) for name in names]
+    return [pq.read_table(os.path.join(folder, name)) for name in streaming.batch_files(folder, n)]
 
 
 def keys_seen(folder: str, n: int) -> list[int]:
@@ -250,24 +234,7 @@ def aggregate(src, q: Query, *, buckets: int | None = None, metrics: Any = None)
         if metrics is not None:
             extra["metrics"] = metrics
         return window_agg(src, sf_spec(q), by=["auction"], aggs=sf_aggs(), **extra)
-    from pyspark.sql import functions as F
-
-    if q.kind == "tumble":
-        w = F.window("ts", f"{q.size // SECOND} seconds")
-    else:
-        w = F.window("ts", f"{q.size // SECOND} seconds", f"{q.slide // SECOND} seconds")
-    return (
-        src.groupBy(w.alias("window"), "auction")
-        .agg(F.count("*").alias("cnt"), F.sum("price").alias("s"), F.max("price").alias("m"))
-        .select(
-            F.col("window.start").alias("window_start"),
-            F.col("window.end").alias("window_end"),
-            "auction",
-            "cnt",
-            "s",
-            "m",
-        )
-    )
+    return streaming.spark_window_agg(src, q.size, None if q.kind == "tumble" else q.slide)
 
 
 def ref_window(q: Query):
@@ -283,56 +250,20 @@ def ref_window(q: Query):
 
 
 @dataclass
-class Run:
+class Run(StreamRun):
+    """One query: its micro-batches with data (the first included; counters: sliceflow's
+    WindowMetrics), and apart from them the no-data ones."""
+
     query: str
     workload: Workload
-    trigger_s: list[float] = field(default_factory=list)  # data micro-batches, first included
-    add_batch_s: list[float] = field(default_factory=list)
-    rows: list[int] = field(default_factory=list)
-    output_rows: list[int] = field(default_factory=list)
-    state_rows: list[int] = field(default_factory=list)  # numRowsTotal after each batch
-    store: list[dict[str, float]] = field(default_factory=list)  # per data batch
     durations: list[dict[str, float]] = field(default_factory=list)  # durationMs, per data batch
     no_data_s: list[float] = field(default_factory=list)  # no-data micro-batches
     no_data_output: int = 0
-    counters: dict[str, Any] = field(default_factory=dict)  # sliceflow's WindowMetrics
     watermarks: list[str] = field(default_factory=list)
-    wall_s: float = 0.0
-
-    @property
-    def timed(self) -> list[float]:
-        return self.trigger_s[1:]
-
-    @property
-    def timed_add(self) -> list[float]:
-        return self.add_batch_s[1:]
 
     @property
     def windows_emitted(self) -> int:
         return sum(self.output_rows) + self.no_data_output
-
-
-def run_query(spark, frame, sink: Callable, checkpoint: str) -> tuple[list[dict], float]:
-    """Starts ``frame`` in append mode with ``sink(writer)`` and availableNow, waits for it;
-    the progress of every micro-batch (as dicts, in batch order) and the wall time."""
-    writer = (
-        frame.writeStream.outputMode("append")
-        .option("checkpointLocation", checkpoint)
-        .trigger(availableNow=True)
-    )
-    t0 = time.perf_counter()
-    query = sink(writer).start()
-    try:
-        query.awaitTermination()
-    finally:
-        if query.isActive:
-            query.stop()
-    wall = time.perf_counter() - t0
-    if query.exception() is not None:
-        raise RuntimeError(f"query failed: {query.exception()}")
-    progresses = [json.loads(p.json) for p in query.recentProgress]
-    by_batch = {p["batchId"]: p for p in progresses}
-    return [by_batch[b] for b in sorted(by_batch)], wall
 
 
 def to_run(name: str, w: Workload, progresses: list[dict], wall: float) -> Run:
@@ -344,17 +275,11 @@ def to_run(name: str, w: Workload, progresses: list[dict], wall: float) -> Run:
             run.no_data_s.append(secs)
             run.no_data_output += max(0, out)
             continue
-        run.trigger_s.append(secs)
-        run.add_batch_s.append(p["durationMs"].get("addBatch", 0) / 1000)
-        run.rows.append(p["numInputRows"])
-        run.output_rows.append(max(0, out))
-        total, store = operator_metrics(p)
+        store = run.add_batch(p, max(0, out))
         for op in p.get("stateOperators") or []:
             for name in ("allUpdatesTimeMs", "allRemovalsTimeMs"):
                 store[name] = store.get(name, 0) + op.get(name, 0)
         run.durations.append(dict(p["durationMs"]))
-        run.state_rows.append(total)
-        run.store.append(store)
         run.watermarks.append((p.get("eventTime") or {}).get("watermark", ""))
     return run
 
@@ -367,11 +292,8 @@ def check_query(spark, q: Query, folder: str, batches: int, delay_us: int, root:
     from sliceflow.testing.window_reference import RefAgg
     from sliceflow.testing.window_stream_reference import stream_reference
 
-    src = (
-        spark.readStream.schema(SCHEMA)
-        .option("maxFilesPerTrigger", 1)
-        .parquet(folder)
-        .withWatermark("ts", f"{delay_us // 1000} milliseconds")
+    src = streaming.file_stream(spark, SCHEMA, folder).withWatermark(
+        "ts", f"{delay_us // 1000} milliseconds"
     )
     frame = aggregate(src, q).select("window_start", "window_end", "auction", "cnt", "s", "m")
     got: dict[int, list[tuple]] = {}
@@ -379,11 +301,8 @@ def check_query(spark, q: Query, folder: str, batches: int, delay_us: int, root:
     def collect(batch_df, batch_id):
         got.setdefault(batch_id, []).extend(tuple(r) for r in batch_df.collect())
 
-    checkpoint = tempfile.mkdtemp(prefix=f"check-{q.name}-", dir=root)
-    try:
-        progresses, wall = run_query(spark, frame, lambda w: w.foreachBatch(collect), checkpoint)
-    finally:
-        shutil.rmtree(checkpoint, ignore_errors=True)
+    with streaming.scratch_checkpoint(root, f"check-{q.name}-") as checkpoint:
+        progresses, wall = streaming.run_query(frame, lambda w: w.foreachBatch(collect), checkpoint)
     inputs = read_batches(folder, batches)
     ref = stream_reference(
         inputs,
@@ -521,37 +440,17 @@ def profile_steps(
 
 
 def bench(args) -> tuple[str, dict[str, Any]]:
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
-    import sliceflow
-
-    # Workers import sliceflow from wherever this process did (a dev build on PYTHONPATH too).
-    pkg_root = os.path.dirname(os.path.dirname(os.path.abspath(sliceflow.__file__)))
-    paths = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
-    if pkg_root not in paths:
-        os.environ["PYTHONPATH"] = os.pathsep.join([pkg_root, *paths])
-
+    streaming.share_sliceflow_with_workers()
     from sliceflow.spark.window_agg import WindowMetrics
-    from sliceflow.testing.spark import local_session
 
     root = args.data_dir or CACHE
     os.makedirs(root, exist_ok=True)
-    conf = {
-        "spark.driver.memory": "4g",
-        "spark.sql.shuffle.partitions": str(args.shuffle_partitions),
-        "spark.sql.streaming.stateStore.providerClass": ROCKSDB,
-        "spark.sql.streaming.numRecentProgressUpdates": "1000",
-    }
-    for item in args.conf or []:
-        key, _, value = item.partition("=")
-        conf[key] = value
     load_at_start = os.getloadavg()
-    spark = local_session("local[2]", "sliceflow-bench-window-stream", conf)
-    load = LoadSampler()
-    settings: dict[str, Any] = {
-        k: spark.conf.get(k)
-        for k in ("spark.sql.shuffle.partitions", "spark.sql.execution.arrow.maxRecordsPerBatch")
-    }
+    spark = streaming.streaming_session(
+        "sliceflow-bench-window-stream", args.shuffle_partitions, 1000, args.conf
+    )
+    load = streaming.LoadSampler()
+    settings = streaming.session_settings(spark)
     from sliceflow.spark.window_agg import _default_window_buckets
 
     settings["buckets"] = args.buckets or _default_window_buckets(spark)
@@ -564,34 +463,26 @@ def bench(args) -> tuple[str, dict[str, Any]]:
         folder = write_workload(os.path.join(root, "check"), w, rate=args.check_rows)
         for name in args.check_queries:
             note = check_query(spark, QUERIES[name], folder, w.batches, delay_us, root)
-            print(f"  check {name}: ok, {note}", file=sys.stderr, flush=True)
+            streaming.log(f"  check {name}: ok, {note}")
 
     def timed_query(
         name: str, w: Workload, folder: str, buckets: int | None, batches: int | None = None
     ) -> Run:
         q = QUERIES[name]
-        src = (
-            spark.readStream.schema(SCHEMA)
-            .option("maxFilesPerTrigger", 1)
-            .parquet(folder)
-            .withWatermark("ts", f"{args.delay_ms} milliseconds")
+        src = streaming.file_stream(spark, SCHEMA, folder).withWatermark(
+            "ts", f"{args.delay_ms} milliseconds"
         )
         metrics = WindowMetrics(spark) if q.engine == "sliceflow" else None
         frame = aggregate(src, q, buckets=buckets, metrics=metrics)
-        checkpoint = tempfile.mkdtemp(prefix=f"ck-{name}-{w.key}-", dir=root)
-        try:
-            progresses, wall = run_query(spark, frame, lambda wr: wr.format("noop"), checkpoint)
-        finally:
-            shutil.rmtree(checkpoint, ignore_errors=True)
+        with streaming.scratch_checkpoint(root, f"ck-{name}-{w.key}-") as checkpoint:
+            progresses, wall = streaming.run_query(frame, lambda wr: wr.format("noop"), checkpoint)
         run = to_run(name, w, progresses, wall)
         if metrics is not None:
             run.counters = metrics.value
         expected = batches or w.batches
         if len(run.trigger_s) != expected:
-            print(
-                f"WARNING {name}: {len(run.trigger_s)} micro-batches with data, expected "
-                f"{expected}",
-                file=sys.stderr,
+            streaming.log(
+                f"WARNING {name}: {len(run.trigger_s)} micro-batches with data, expected {expected}"
             )
         return run
 
@@ -600,14 +491,7 @@ def bench(args) -> tuple[str, dict[str, Any]]:
         folder = write_workload(root, w, args.rate)
         if n is None or n >= w.batches:
             return folder
-        view = os.path.join(folder, f"first-{n}")
-        names = sorted(f for f in os.listdir(folder) if f.startswith("batch-"))[:n]
-        if not (os.path.isdir(view) and sorted(os.listdir(view)) == names):
-            shutil.rmtree(view, ignore_errors=True)
-            os.makedirs(view)
-            for name in names:
-                os.link(os.path.join(folder, name), os.path.join(view, name))
-        return view
+        return streaming.first_files(folder, n, os.path.join(folder, f"first-{n}"))
 
     if args.warmup and args.workloads:
         # The JVM compiles its hot paths in the first full-size queries: one untimed query per
@@ -616,11 +500,7 @@ def bench(args) -> tuple[str, dict[str, Any]]:
         n = min(args.warmup, w.batches)
         for name in all_queries:
             run = timed_query(name, w, folder_of(w, n), args.buckets, n)
-            print(
-                f"  warm-up {name}: {n} micro-batches, {run.wall_s:.1f}s",
-                file=sys.stderr,
-                flush=True,
-            )
+            streaming.log(f"  warm-up {name}: {n} micro-batches, {run.wall_s:.1f}s")
 
     runs: dict[tuple[str, str], list[Run]] = {}  # (workload key, query) -> rounds
     failed: dict[tuple[str, str], str] = {}  # (workload key, query) -> why
@@ -659,20 +539,14 @@ def bench(args) -> tuple[str, dict[str, Any]]:
                     why = str(e).strip()
                     cause = [ln.strip() for ln in why.splitlines() if "Error" in ln]
                     failed[(w.key, name)] = (cause[-1] if cause else why.splitlines()[0])[:300]
-                    print(
-                        f"FAILED {name} on {w.label}: {failed[(w.key, name)]}",
-                        file=sys.stderr,
-                        flush=True,
-                    )
+                    streaming.log(f"FAILED {name} on {w.label}: {failed[(w.key, name)]}")
                     continue
                 runs.setdefault((w.key, name), []).append(run)
-                print(
+                streaming.log(
                     f"  {w.label} ({w.auctions:,} auctions), round {round_ + 1}/{args.repeat}, "
                     f"{name}: median {median(run.timed):.3f}s per micro-batch, "
                     f"wall {run.wall_s:.1f}s, {run.windows_emitted:,} windows, "
-                    f"state rows {run.state_rows[-1] if run.state_rows else 0:,}",
-                    file=sys.stderr,
-                    flush=True,
+                    f"state rows {run.state_rows[-1] if run.state_rows else 0:,}"
                 )
     spark.stop()
     settings["load"] = load.stop()
@@ -695,34 +569,15 @@ def bench(args) -> tuple[str, dict[str, Any]]:
                     arrow_batch,
                 )
                 if times is None:
-                    print(f"  no profile: {why}", file=sys.stderr)
+                    streaming.log(f"  no profile: {why}")
                     break
                 meta.setdefault("profile", {})[name] = times
-                print(
-                    f"  profile {w.label}, {name}: {time.perf_counter() - t0:.1f}s",
-                    file=sys.stderr,
-                    flush=True,
-                )
+                streaming.log(f"  profile {w.label}, {name}: {time.perf_counter() - t0:.1f}s")
     return report(args, runs, failed, info, settings)
 
 
 # ---------------------------------------------------------------------------------------------
 # tables
-
-
-def verdict(ok: bool) -> str:
-    return "met" if ok else "NOT met"
-
-
-def pooled(rs: list[Run], attr: str = "timed") -> list[float]:
-    return [t for r in rs for t in getattr(r, attr)]
-
-
-def round_by_round(rs_a: list[Run], rs_b: list[Run]) -> str:
-    ratios = [median(a.timed) / median(b.timed) for a, b in zip(rs_a, rs_b, strict=False)]
-    if len(ratios) < 2:
-        return ""
-    return f"{statistics.median(ratios):.2f}x ({min(ratios):.2f}-{max(ratios):.2f})"
 
 
 def mb(x: float) -> str:
@@ -798,24 +653,8 @@ def report(args, runs, failed, info, settings) -> tuple[str, dict[str, Any]]:
                 f"{'' if math.isnan(vs) else f'{vs:.2f}x'} |"
             )
             for r in rs:
-                results["runs"].append(
-                    {
-                        "workload": key,
-                        "query": name,
-                        "trigger_s": r.trigger_s,
-                        "add_batch_s": r.add_batch_s,
-                        "rows": r.rows,
-                        "output_rows": r.output_rows,
-                        "no_data_s": r.no_data_s,
-                        "no_data_output": r.no_data_output,
-                        "state_rows": r.state_rows,
-                        "store": r.store,
-                        "durations": r.durations,
-                        "counters": r.counters,
-                        "watermarks": r.watermarks,
-                        "wall_s": r.wall_s,
-                    }
-                )
+                numbers = r.numbers("no_data_s", "no_data_output", "durations", "watermarks")
+                results["runs"].append({"workload": key, "query": name, **numbers})
     if failed:
         out.append("")
         for (key, name), why in failed.items():
@@ -839,19 +678,7 @@ def report(args, runs, failed, info, settings) -> tuple[str, dict[str, Any]]:
         ]
     load = settings.get("load") or []
     if load:
-        start = settings.get("load_at_start")
-        out += [
-            "",
-            f"Load average (1 min, every 10 s) during the run: median {median(load):.1f} "
-            f"({min(load):.1f}-{max(load):.1f}) on {os.cpu_count()} CPUs"
-            + (
-                f"; at the start (`uptime`: 1, 5, 15 min) {start[0]:.2f}, {start[1]:.2f}, "
-                f"{start[2]:.2f}"
-                if start
-                else ""
-            )
-            + ".",
-        ]
+        out += ["", streaming.load_note(load, settings.get("load_at_start"))]
 
     # the targets, per workload
     lines = []
@@ -863,7 +690,7 @@ def report(args, runs, failed, info, settings) -> tuple[str, dict[str, Any]]:
             if a in m and b in m:
                 r = m[a] / m[b]
                 ok = r <= limit if how == "le" else r >= limit
-                rr = round_by_round(runs[(key, a)], runs[(key, b)])
+                rr = streaming.round_by_round(runs[(key, a)], runs[(key, b)])
                 bits.append(
                     f"{what} {r:.2f}x"
                     + (f", round by round {rr}" if rr else "")
@@ -959,11 +786,8 @@ def report(args, runs, failed, info, settings) -> tuple[str, dict[str, Any]]:
             if not names:
                 continue
             stop = min(len(r.trigger_s) for n in names for r in runs[(key, n)])
-            pieces = chunks(1, stop, 4)
-            heads = [
-                f"micro-batch {c.stop}" if len(c) == 1 else f"micro-batches {c.start + 1}-{c.stop}"
-                for c in pieces
-            ]
+            pieces = streaming.chunks(1, stop, 4)
+            heads = streaming.stretch_heads(pieces)
             out += [
                 f"| {w.label} bids | " + " | ".join(heads) + " | last / first |",
                 "|---|" + "---:|" * (len(pieces) + 1),
@@ -1110,11 +934,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--check-queries", help="queries checked against the model (default: every query run)"
     )
-    parser.add_argument("--data-dir", help=f"input files and checkpoints (default {CACHE})")
-    parser.add_argument("--quick", action="store_true", help="small sizes (CI smoke run)")
-    parser.add_argument("--json", help="also write every micro-batch's numbers here")
-    parser.add_argument("--note", help="a line for the header, e.g. which sliceflow build ran")
-    parser.add_argument("--write-readme", action="store_true", help="update bench/README.md")
+    streaming.add_output_args(parser, CACHE)
     args = parser.parse_args(argv)
 
     q = args.quick
@@ -1151,17 +971,9 @@ def main(argv: list[str] | None = None) -> None:
         if w.batches < 2:
             raise SystemExit("every workload needs >= 2 micro-batches (the first is start-up)")
 
-    command, header = run_header("bench/bench_window_stream.py", argv, args.note)
-    print(header + "\n")
-    block, results = bench(args)
-    results = {"command": command, "machine": machine(), **results}
-    print(block + "\n", flush=True)
-    if args.write_readme:
-        write_block(README_BLOCK, block, header)
-    if args.json:
-        with open(args.json, "w", encoding="utf-8") as f:
-            json.dump(results, f, indent=1, default=str)
-        print(f"wrote {args.json}", file=sys.stderr)
+    streaming.run_and_publish(
+        "bench/bench_window_stream.py", argv, args, README_BLOCK, lambda: bench(args)
+    )
 
 
 if __name__ == "__main__":

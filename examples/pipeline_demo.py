@@ -42,7 +42,7 @@ from pyspark.sql import functions as F
 from sliceflow import window as W
 from sliceflow.spark import changelog_agg, from_json, window_agg
 from sliceflow.testing import BID_DDL, bid_lines
-from sliceflow.testing.spark import local_session
+from sliceflow.testing.spark import local_session, window_bounds
 
 #: The state store every stateful query here uses (transformWithStateInPandas requires it).
 ROCKSDB = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
@@ -138,13 +138,7 @@ def spark_hop(bids: DataFrame) -> DataFrame:
     return (
         bids.groupBy(F.window(TIME, "1 hour", "1 minute"), "auction")
         .agg(F.count("*").alias("bids"), F.max("price").alias("top"))
-        .select(
-            F.col("window.start").alias("window_start"),
-            F.col("window.end").alias("window_end"),
-            "auction",
-            "bids",
-            "top",
-        )
+        .select(*window_bounds("window")[:2], "auction", "bids", "top")  # start, end
     )
 
 
