@@ -716,8 +716,9 @@ def report(args, runs, failed, info, settings) -> tuple[str, dict[str, Any]]:
         "",
         "State store after the last micro-batch with data (RocksDB's numbers from the "
         "progress's `stateOperators`, summed over the state partitions; median over the "
-        "rounds): *state rows* `numRowsTotal` (sliceflow keeps one value per bucket of keys, "
-        "holding every (key, slice) partial that an unfired window still needs), *SST MB* "
+        "rounds): *state rows* `numRowsTotal` (sliceflow keeps two values per bucket of keys: "
+        "its watermark, and every (key, slice) partial that an unfired window still needs), "
+        "*SST MB* "
         "`rocksdbSstFileSize` (the store's live files, old versions of overwritten values "
         "included until a compaction drops them), *memory MB* `memoryUsedBytes`; per timed "
         "micro-batch (median): *MB uploaded* `rocksdbBytesCopied` (the new files the commit "
@@ -913,7 +914,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--many-buckets",
         type=int,
-        help="window_agg's buckets on --many (default 64; 0: as --buckets)",
+        help="window_agg's buckets on --many (default 0: as --buckets)",
     )
     parser.add_argument("--repeat", type=int, default=1, help="rounds of every query")
     parser.add_argument(
@@ -956,7 +957,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.warmup is None:
         args.warmup = 0 if q else 2
     if args.many_buckets is None:
-        args.many_buckets = 8 if q else 64
+        args.many_buckets = 8 if q else 0
     if args.check_queries is None:
         args.check_queries = (
             "sf-hop1d" if q else ",".join(dict.fromkeys(args.queries + args.many_queries))
