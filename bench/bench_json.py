@@ -294,16 +294,9 @@ def bench_kernel(rows: int, repeats: int, cpu: int) -> tuple[str, dict[str, Any]
 def bench_spark(
     rows: int, files: int, repeats: int, data_dir: str | None, batch_rows: int | None
 ) -> tuple[str, dict[str, Any]]:
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
-    # Workers import sliceflow from wherever this process did (a dev build on PYTHONPATH too).
-    import sliceflow
+    from _streaming import share_sliceflow_with_workers  # imports this module: not at the top
 
-    pkg_root = os.path.dirname(os.path.dirname(os.path.abspath(sliceflow.__file__)))
-    paths = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
-    if pkg_root not in paths:
-        os.environ["PYTHONPATH"] = os.pathsep.join([pkg_root, *paths])
-
+    share_sliceflow_with_workers()
     from pyspark.sql import functions as F
 
     import sliceflow.spark as sfs
