@@ -211,12 +211,7 @@ bool GlobalAggregator::fire_hop(int128 limit) {
     }
     if (window_ + size > limit) return true;
     while (!slices_.empty() && slices_.front() < window_) {
-      if (entered_ == 0) {
-        // A slice no unfired window holds (a late row the local phase did not drop): it
-        // enters and leaves at once, so it counts nowhere.
-        for (auto& agg : aggs_) agg->enter();
-        ++entered_;
-      }
+      if (entered_ == 0) throw std::logic_error("window kernel: a slice left before it entered");
       for (auto& agg : aggs_) agg->leave();
       --entered_;
       slices_.pop_front();
@@ -251,17 +246,10 @@ bool GlobalAggregator::fire_cumulate(int128 limit) {
       in_cycle_ = true;
       if (streaming_ && floor_ >= cycle_) {
         // Steps ending by floor_ were emitted by an earlier micro-batch.
+        // The local phase drops late rows and the carry drops expired slices with the same
+        // floor, so a cycle here always has a step left to fire.
         const int128 unfired = (floor_ - cycle_) / step + 1;
-        if (unfired > steps) {
-          const int128 cycle_end = cycle_ + plan_.size;
-          while (!slices_.empty() && slices_.front() < cycle_end) {
-            for (auto& agg : aggs_) agg->enter();
-            slices_.pop_front();
-          }
-          for (auto& agg : aggs_) agg->clear();
-          in_cycle_ = false;
-          continue;
-        }
+        if (unfired > steps) throw std::logic_error("window kernel: a slice of a fired cycle came");
         step_ = std::max(step_, static_cast<int64_t>(unfired));
       }
     }
