@@ -710,6 +710,13 @@ def test_streaming_window_agg_needs_a_watermark_and_rocksdb(spark) -> None:
         window_agg(watermarked, W.tumble("timestamp", "1 minute"), [], [W.count()], emit="x")
     with pytest.raises(ValueError, match="buckets must be"):
         window_agg(watermarked, W.tumble("timestamp", "1 minute"), [], [W.count()], buckets=0)
+    for bad in ("0", "many"):
+        spark.conf.set("spark.sliceflow.window.buckets", bad)
+        try:
+            with pytest.raises(ValueError, match="window.buckets must be a positive integer"):
+                window_agg(watermarked, W.tumble("timestamp", "1 minute"), [], [W.count()])
+        finally:
+            spark.conf.unset("spark.sliceflow.window.buckets")
 
 
 @pytest.mark.spark

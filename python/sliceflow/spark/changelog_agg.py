@@ -34,7 +34,7 @@ from sliceflow._changelog_plan import (
 )
 from sliceflow.changelog import GlobalPhase, encode
 from sliceflow.spark._bucket_state import PACKED_SCHEMA, BucketProcessor, pack_by_bucket
-from sliceflow.spark._state_store import check_state_store
+from sliceflow.spark._state_store import buckets_from_conf, check_state_store
 from sliceflow.spark._types import session_time_zone
 from sliceflow.spark.window_agg import (
     WindowMetrics,
@@ -71,19 +71,6 @@ class ChangelogMetrics(WindowMetrics):
 
     def __repr__(self) -> str:
         return f"ChangelogMetrics({self.value})"
-
-
-def _default_buckets(df: DataFrame) -> int:
-    value = df.sparkSession.conf.get(BUCKETS_CONF, None)
-    if value is None:
-        return DEFAULT_BUCKETS
-    try:
-        buckets = int(value)
-    except ValueError:
-        raise ValueError(f"{BUCKETS_CONF} must be a positive integer, not {value!r}") from None
-    if buckets <= 0:
-        raise ValueError(f"{BUCKETS_CONF} must be a positive integer, not {value!r}")
-    return buckets
 
 
 def changelog_agg(
@@ -144,7 +131,7 @@ def changelog_agg(
     case_sensitive = str(conf.get("spark.sql.caseSensitive", "false")).lower() == "true"
     time_zone = session_time_zone(spark)
     if buckets is None:
-        buckets = _default_buckets(df)
+        buckets = buckets_from_conf(conf, BUCKETS_CONF) or DEFAULT_BUCKETS
 
     if isinstance(aggs, AggSpec):
         aggs = [aggs]

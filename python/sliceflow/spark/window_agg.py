@@ -23,8 +23,8 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from sliceflow._incremental import keep_changed
-from sliceflow._window_plan import build_plan
-from sliceflow.spark._state_store import check_state_store
+from sliceflow._window_plan import _positive_int, build_plan
+from sliceflow.spark._state_store import buckets_from_conf, check_state_store
 from sliceflow.spark._types import _spark_type, session_time_zone
 from sliceflow.window import (
     DEFAULT_BUNDLE_BYTES,
@@ -318,19 +318,17 @@ def _check_watermark(df: DataFrame, time_col: str) -> None:
 def _default_window_buckets(spark: SparkSession) -> int:
     from sliceflow.spark.window_stream import BUCKETS_CONF, DEFAULT_BUCKETS
 
-    value = spark.conf.get(BUCKETS_CONF, None)
-    if value is not None:
-        try:
-            return int(value)
-        except ValueError:
-            raise ValueError(f"{BUCKETS_CONF} must be a positive integer, not {value!r}") from None
+    buckets = buckets_from_conf(spark.conf, BUCKETS_CONF)
+    if buckets is not None:
+        return buckets
     partitions = int(spark.conf.get("spark.sql.shuffle.partitions", "200"))
     return max(1, min(DEFAULT_BUCKETS, partitions))
 
 
 def _check_buckets(buckets: Any) -> None:
-    if isinstance(buckets, bool) or not isinstance(buckets, int) or not 1 <= buckets <= 1 << 20:
-        raise ValueError(f"buckets must be an integer in [1, 2**20], not {buckets!r}")
+    _positive_int(buckets, "buckets")
+    if buckets > 1 << 20:
+        raise ValueError(f"buckets must be at most 2**20, not {buckets!r}")
 
 
 def _input_schema(

@@ -38,6 +38,7 @@ from pyspark.sql.streaming.stateful_processor import StatefulProcessor, Stateful
 from sliceflow._window_plan import WindowPlan
 from sliceflow._window_stream import BucketState, advance, read_table, write_table
 from sliceflow.spark._bucket_state import payloads_by_bucket
+from sliceflow.spark.window_agg import _quote, _spark_struct
 from sliceflow.window import conform
 
 __all__ = [
@@ -131,7 +132,6 @@ class WindowBucketProcessor(StatefulProcessor):
         self._handle = handle
         self._state = handle.getValueState(STATE_NAME, _STATE_SCHEMA)
         self._data = handle.getValueState(DATA_STATE_NAME, _DATA_SCHEMA)
-        self._input_schema = pa.schema(list(self._wp.input_schema))
 
     def handleInputRows(
         self, key: Any, rows: Iterator[pd.DataFrame], timerValues: Any
@@ -145,7 +145,7 @@ class WindowBucketProcessor(StatefulProcessor):
             for payload in frame.iloc[:, 1]:
                 if len(payload):
                     batches.append(
-                        pa.ipc.read_record_batch(pa.py_buffer(payload), self._input_schema)
+                        pa.ipc.read_record_batch(pa.py_buffer(payload), self._wp.input_schema)
                     )
         yield from self._advance(timerValues.getCurrentWatermarkInMs(), batches, expired=False)
 
@@ -222,20 +222,14 @@ def streaming(
     accumulator: Any,
 ) -> DataFrame:
     """The streaming plan of ``window_agg`` (``df`` is checked and planned already)."""
-    quoted = ["`" + name.replace("`", "``") + "`" for name in wp.input_schema.names]
-    bucket = (
-        F.pmod(F.hash(*[F.col("`" + k.replace("`", "``") + "`") for k in by]), F.lit(buckets))
-        if by
-        else F.lit(0)
-    )
-    selected = df.select(bucket.cast("int").alias("__bucket"), *[F.col(q) for q in quoted])
+    bucket = F.pmod(F.hash(*[F.col(_quote(k)) for k in by]), F.lit(buckets)) if by else F.lit(0)
+    columns = [F.col(_quote(name)) for name in wp.input_schema.names]
+    selected = df.select(bucket.cast("int").alias("__bucket"), *columns)
 
     def pack_fn(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         return pack_rows(batches, buckets, wp.input_schema)
 
     pack_fn.__name__ = "window_agg_pack"
-    from sliceflow.spark.window_agg import _spark_struct
-
     packed = selected.mapInArrow(pack_fn, _spark_struct(PACKED_SCHEMA))
     processor = WindowBucketProcessor(wp, emit, buckets, accumulator)
     return packed.groupBy("__bucket").transformWithStateInPandas(
