@@ -378,6 +378,7 @@ def profile_steps(
     try:
         from sliceflow._window_plan import build_plan
         from sliceflow._window_stream import BucketState, _fold, advance, read_table, write_table
+        from sliceflow.spark._bucket_labels import bucket_labels
         from sliceflow.spark.window_stream import _to_pandas, pack_rows
     except ImportError as e:
         return None, f"sliceflow internals not found ({e})"
@@ -395,7 +396,9 @@ def profile_steps(
         bucket = pa.array((table["auction"].to_numpy() % buckets).astype(np.int32))
         with_bucket = table.add_column(0, "__bucket", bucket)
         t0 = time.perf_counter()
-        packed = list(pack_rows(iter(with_bucket.to_batches(arrow_batch)), buckets, schema))
+        packed = list(
+            pack_rows(iter(with_bucket.to_batches(arrow_batch)), bucket_labels(buckets), schema)
+        )
         spent["pack"] += time.perf_counter() - t0
         per_bucket: dict[int, list[bytes]] = {}
         for rb in packed:

@@ -68,12 +68,12 @@ def payloads_by_bucket(buckets: np.ndarray, rows: pa.RecordBatch) -> tuple[np.nd
     return sorted_buckets[starts], payloads
 
 
-def pack_by_bucket(deltas: pa.RecordBatch) -> pa.RecordBatch:
-    """One row per bucket of ``deltas``: the bucket and its delta rows (in their order) as an
-    IPC message."""
+def pack_by_bucket(deltas: pa.RecordBatch, labels: np.ndarray) -> pa.RecordBatch:
+    """One row per bucket of ``deltas``: the bucket's label (``labels[bucket]``, see
+    ``_bucket_labels``) and its delta rows (in their order) as an IPC message."""
     buckets, payloads = payloads_by_bucket(deltas.column(0).to_numpy(), deltas)
     return pa.RecordBatch.from_arrays(
-        [pa.array(buckets, pa.int32()), pa.array(payloads, pa.binary())],
+        [pa.array(labels[buckets], pa.int32()), pa.array(payloads, pa.binary())],
         schema=PACKED_SCHEMA,
     )
 

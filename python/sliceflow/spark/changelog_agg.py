@@ -33,6 +33,7 @@ from sliceflow._changelog_plan import (
     build_plan,
 )
 from sliceflow.changelog import GlobalPhase, encode
+from sliceflow.spark._bucket_labels import bucket_labels, check_buckets
 from sliceflow.spark._bucket_state import PACKED_SCHEMA, BucketProcessor, pack_by_bucket
 from sliceflow.spark._state_store import buckets_from_conf, check_state_store
 from sliceflow.spark._types import session_time_zone
@@ -132,6 +133,7 @@ def changelog_agg(
     time_zone = session_time_zone(spark)
     if buckets is None:
         buckets = buckets_from_conf(conf, BUCKETS_CONF) or DEFAULT_BUCKETS
+    check_buckets(buckets)
 
     if isinstance(aggs, AggSpec):
         aggs = [aggs]
@@ -164,9 +166,11 @@ def changelog_agg(
         if accumulator is not None and stats:
             accumulator.add(stats)
 
+    labels = bucket_labels(buckets) if df.isStreaming else None
+
     def encode_packed_fn(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for deltas in encode_fn(batches):
-            yield pack_by_bucket(deltas)
+            yield pack_by_bucket(deltas, labels)
 
     encode_fn.__name__ = "changelog_agg_encode"
     encode_packed_fn.__name__ = "changelog_agg_encode"

@@ -23,7 +23,8 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from sliceflow._incremental import keep_changed
-from sliceflow._window_plan import _positive_int, build_plan
+from sliceflow._window_plan import build_plan
+from sliceflow.spark._bucket_labels import check_buckets
 from sliceflow.spark._state_store import buckets_from_conf, check_state_store
 from sliceflow.spark._types import _spark_type, session_time_zone
 from sliceflow.window import (
@@ -269,7 +270,7 @@ def window_agg(
         check_state_store(conf, "window_agg")
         if buckets is None:
             buckets = _default_window_buckets(spark)
-        _check_buckets(buckets)
+        check_buckets(buckets)
         return window_stream.streaming(
             df, wp, by_list, output_struct, emit=emit, buckets=buckets, accumulator=accumulator
         )
@@ -323,12 +324,6 @@ def _default_window_buckets(spark: SparkSession) -> int:
         return buckets
     partitions = int(spark.conf.get("spark.sql.shuffle.partitions", "200"))
     return max(1, min(DEFAULT_BUCKETS, partitions))
-
-
-def _check_buckets(buckets: Any) -> None:
-    _positive_int(buckets, "buckets")
-    if buckets > 1 << 20:
-        raise ValueError(f"buckets must be at most 2**20, not {buckets!r}")
 
 
 def _input_schema(

@@ -4,7 +4,8 @@ watermark.
 ::
 
     stream.select(__bucket = pmod(hash(keys), buckets), keys, time, args)
-      ─ mapInArrow: the rows of each bucket as one Arrow IPC message (+ an empty one per bucket)
+      ─ mapInArrow: the rows of each bucket as one Arrow IPC message (+ an empty one per bucket),
+                    under the bucket's label (_bucket_labels: spread evenly over the partitions)
       ─ groupBy(__bucket).transformWithStateInPandas(WindowBucketProcessor, EventTime)
           per bucket and micro-batch: load the carried partial rows, fold the new rows into
           (key, slice) partials (late rows left out), merge, fire the windows whose end the
@@ -37,6 +38,7 @@ from pyspark.sql.streaming.stateful_processor import StatefulProcessor, Stateful
 
 from sliceflow._window_plan import WindowPlan
 from sliceflow._window_stream import BucketState, advance, read_table, write_table
+from sliceflow.spark._bucket_labels import bucket_labels
 from sliceflow.spark._bucket_state import payloads_by_bucket
 from sliceflow.spark.window_agg import _quote, _spark_struct
 from sliceflow.window import conform
@@ -94,11 +96,12 @@ def plan_fingerprint(wp: WindowPlan, emit: str, buckets: int) -> str:
 
 
 def pack_rows(
-    batches: Iterator[pa.RecordBatch], buckets: int, schema: pa.Schema
+    batches: Iterator[pa.RecordBatch], labels: np.ndarray, schema: pa.Schema
 ) -> Iterator[pa.RecordBatch]:
     """Input batches (``__bucket``, then ``schema``'s columns) → one row per bucket and batch
-    with the bucket's rows (as ``schema``) as an IPC message; at the end, an empty message for
-    every bucket, so that every bucket runs in every micro-batch that has data."""
+    with the bucket's label (``labels[bucket]``, see ``_bucket_labels``) and its rows (as
+    ``schema``) as an IPC message; at the end, an empty message for every bucket, so that every
+    bucket runs in every micro-batch that has data."""
     for batch in batches:
         if batch.num_rows == 0:
             continue
@@ -106,10 +109,11 @@ def pack_rows(
         buckets_of_rows = batch.column(0).to_numpy(zero_copy_only=False)
         ids, payloads = payloads_by_bucket(buckets_of_rows, rows)
         yield pa.RecordBatch.from_arrays(
-            [pa.array(ids, pa.int32()), pa.array(payloads, pa.binary())], schema=PACKED_SCHEMA
+            [pa.array(labels[ids], pa.int32()), pa.array(payloads, pa.binary())],
+            schema=PACKED_SCHEMA,
         )
     yield pa.RecordBatch.from_arrays(
-        [pa.array(np.arange(buckets, dtype=np.int32)), pa.array([b""] * buckets, pa.binary())],
+        [pa.array(labels, pa.int32()), pa.array([b""] * len(labels), pa.binary())],
         schema=PACKED_SCHEMA,
     )
 
@@ -226,8 +230,10 @@ def streaming(
     columns = [F.col(_quote(name)) for name in wp.input_schema.names]
     selected = df.select(bucket.cast("int").alias("__bucket"), *columns)
 
+    labels = bucket_labels(buckets)
+
     def pack_fn(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        return pack_rows(batches, buckets, wp.input_schema)
+        return pack_rows(batches, labels, wp.input_schema)
 
     pack_fn.__name__ = "window_agg_pack"
     packed = selected.mapInArrow(pack_fn, _spark_struct(PACKED_SCHEMA))
