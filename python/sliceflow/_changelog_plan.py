@@ -51,7 +51,7 @@ DEFAULT_BUNDLE_ROWS = 5000
 DEFAULT_FOLD_ROWS = 200_000
 #: State-store buckets per query (the grouping key of Spark's stateful operator). A constant,
 #: not derived from other settings: it is part of the checkpoint (bench/README.md, "changelog").
-DEFAULT_BUCKETS = 64
+DEFAULT_BUCKETS = 8
 
 #: Aggregates an encoder can fold over a changelog (exactly invertible partials).
 _FOLDABLE_WITH_RETRACTIONS = frozenset({"count", "sum", "avg"})

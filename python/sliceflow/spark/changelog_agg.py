@@ -104,7 +104,7 @@ def changelog_agg(
             ``table.exec.mini-batch.size``); a bundle never spans micro-batches.
         buckets: streaming only: how many state-store entries the keys are hashed into (one
             Python call and one state read and write per touched bucket per micro-batch).
-            Default: the Spark conf ``spark.sliceflow.changelog.buckets``, else 64. It is part
+            Default: the Spark conf ``spark.sliceflow.changelog.buckets``, else 8. It is part
             of the checkpoint: a query must restart with the bucket count it started with.
         metrics: a :class:`ChangelogMetrics` to which the kernel's counters are added.
 
