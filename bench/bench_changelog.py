@@ -12,6 +12,9 @@ computes count(*), sum(price), max(price) per auction, has its own checkpoint, w
 * ``native`` -- ``groupBy("auction").agg(...)``, output mode update;
 * ``pandas`` -- ``applyInPandasWithState`` with the same aggregation per key (state: count,
   sum, max), output mode update, no timeout (slow: ``--pandas-batches`` micro-batches only);
+* ``floor`` -- ``groupBy(bucket).transformWithStateInPandas`` with a processor that reads its
+  input and does nothing else (no state, no output), the buckets named and counted as
+  sliceflow's: what the operator sliceflow runs in costs by itself (not checked, no result);
 * ``sliceflow`` / ``sliceflow-off`` -- ``sliceflow.spark.changelog_agg(...,
   mini_batch=True/False)``, output mode append (a changelog: ``op`` + the key + aggregates);
   skipped with a message when ``changelog_agg`` is not importable.
@@ -56,10 +59,11 @@ CACHE = os.path.join(os.environ.get("TMPDIR", "/tmp"), "sliceflow-bench-changelo
 SCHEMA = "auction BIGINT, price BIGINT, bidder BIGINT"
 CHANGELOG_CKPT = "spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled"
 
-PARTS = ("native", "pandas", "sliceflow", "sliceflow-off")
+PARTS = ("native", "pandas", "floor", "sliceflow", "sliceflow-off")
 LABELS = {
     "native": "Spark groupBy().agg() (update)",
     "pandas": "applyInPandasWithState (update)",
+    "floor": "transformWithStateInPandas, empty processor (floor)",
     "sliceflow": "sliceflow changelog_agg, mini-batch on (append)",
     "sliceflow-off": "sliceflow changelog_agg, mini-batch off (append)",
 }
@@ -197,6 +201,49 @@ def pandas_query(src):
     )
 
 
+def default_buckets() -> int:
+    """The bucket count of ``changelog_agg`` without ``buckets=`` (the floor uses it too)."""
+    try:
+        from sliceflow._changelog_plan import DEFAULT_BUCKETS
+    except ImportError:
+        return 8
+    return DEFAULT_BUCKETS
+
+
+def floor_query(src, buckets: int):
+    """``src`` grouped into ``buckets`` buckets the way sliceflow groups it (by a hash of the key,
+    named by sliceflow's bucket labels when sliceflow is importable) and handed to a
+    transformWithStateInPandas processor that only reads its input."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.streaming.stateful_processor import StatefulProcessor
+
+    class EmptyProcessor(StatefulProcessor):
+        def init(self, handle) -> None:
+            pass
+
+        def handleInputRows(self, key, rows, timerValues):
+            for _ in rows:
+                pass
+            return iter([])
+
+        def close(self) -> None:
+            pass
+
+    bucket = F.pmod(F.hash("auction"), F.lit(buckets))
+    try:
+        from sliceflow.spark._bucket_labels import bucket_labels
+
+        labels = F.array(*[F.lit(int(v)) for v in bucket_labels(buckets)])
+        bucket = F.element_at(labels, bucket + 1)
+    except ImportError:
+        pass
+    return (
+        src.select(bucket.cast("int").alias("__bucket"), "auction", "price")
+        .groupBy("__bucket")
+        .transformWithStateInPandas(EmptyProcessor(), "auction BIGINT", "Append", "None")
+    )
+
+
 def sliceflow_query(src, changelog_agg, mini_batch: bool, extra: dict[str, Any]):
     from sliceflow import window as W
 
@@ -212,6 +259,7 @@ def sliceflow_query(src, changelog_agg, mini_batch: bool, extra: dict[str, Any])
 OUTPUT_MODE = {
     "native": "update",
     "pandas": "update",
+    "floor": "append",
     "sliceflow": "append",
     "sliceflow-off": "append",
 }
@@ -360,6 +408,8 @@ def bench(args, keys_list: list[int], parts: list[str]) -> tuple[str, dict[str, 
             return native_query
         if part == "pandas":
             return pandas_query
+        if part == "floor":
+            return lambda src: floor_query(src, args.buckets or default_buckets())
         extra: dict[str, Any] = {}
         if args.bundle_rows:
             extra["bundle_rows"] = args.bundle_rows
@@ -375,7 +425,7 @@ def bench(args, keys_list: list[int], parts: list[str]) -> tuple[str, dict[str, 
         return build
 
     if not args.no_check:
-        for part in parts:
+        for part in (p for p in parts if p != "floor"):  # the floor has no result
             try:
                 note = check_part(spark, part, make(part), root)
             except Exception as e:  # noqa: BLE001 - one broken competitor must not stop the rest
@@ -481,7 +531,8 @@ def report(args, keys_list, runs, skipped, settings, seen) -> tuple[str, dict[st
         "*store commit* the median `commitTimeMs` per micro-batch (summed over the state "
         "partitions, which commit in parallel: RocksDB flush, snapshot zip and fsync). "
         f"sliceflow: `changelog_agg(..., buckets={args.buckets or 'default'}, "
-        f"bundle_rows={args.bundle_rows or 'default'})`. "
+        f"bundle_rows={args.bundle_rows or 'default'})`; the floor groups into "
+        f"{args.buckets or default_buckets()} buckets. "
         f"applyInPandasWithState runs {args.pandas_batches} micro-batches only "
         f"({args.pandas_batches - 1} timed; `--pandas-batches`), at "
         f"{', '.join(f'{k:,}' for k in args.pandas_keys)} keys only (`--pandas-keys`).",
@@ -533,6 +584,8 @@ def report(args, keys_list, runs, skipped, settings, seen) -> tuple[str, dict[st
             ("sliceflow", "native", "sliceflow / native", ("le", 2.0)),
             ("pandas", "sliceflow", "applyInPandasWithState / sliceflow", ("ge", 10.0)),
             ("pandas", "native", "applyInPandasWithState / native", None),
+            ("floor", "native", "empty transformWithStateInPandas (floor) / native", None),
+            ("pandas", "floor", "applyInPandasWithState / floor", None),
             ("sliceflow-off", "sliceflow", "mini-batch off / on", None),
         ]
         bits = []
