@@ -12,9 +12,10 @@ computes count(*), sum(price), max(price) per auction, has its own checkpoint, w
 * ``native`` -- ``groupBy("auction").agg(...)``, output mode update;
 * ``pandas`` -- ``applyInPandasWithState`` with the same aggregation per key (state: count,
   sum, max), output mode update, no timeout (slow: ``--pandas-batches`` micro-batches only);
-* ``floor`` -- ``groupBy(bucket).transformWithStateInPandas`` with a processor that reads its
-  input and does nothing else (no state, no output), the buckets named and counted as
-  sliceflow's: what the operator sliceflow runs in costs by itself (not checked, no result);
+* ``empty`` -- ``groupBy(bucket).transformWithStateInPandas`` over the input rows with a
+  processor that reads them and does nothing else (no state, no output), the buckets named and
+  counted as sliceflow's: what the operator costs before any aggregation (not checked: no
+  result). sliceflow ships it folded, packed rows instead (one row per key and bucket);
 * ``sliceflow`` / ``sliceflow-off`` -- ``sliceflow.spark.changelog_agg(...,
   mini_batch=True/False)``, output mode append (a changelog: ``op`` + the key + aggregates);
   skipped with a message when ``changelog_agg`` is not importable.
@@ -59,11 +60,11 @@ CACHE = os.path.join(os.environ.get("TMPDIR", "/tmp"), "sliceflow-bench-changelo
 SCHEMA = "auction BIGINT, price BIGINT, bidder BIGINT"
 CHANGELOG_CKPT = "spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled"
 
-PARTS = ("native", "pandas", "floor", "sliceflow", "sliceflow-off")
+PARTS = ("native", "pandas", "empty", "sliceflow", "sliceflow-off")
 LABELS = {
     "native": "Spark groupBy().agg() (update)",
     "pandas": "applyInPandasWithState (update)",
-    "floor": "transformWithStateInPandas, empty processor (floor)",
+    "empty": "transformWithStateInPandas, empty processor over the rows (no result)",
     "sliceflow": "sliceflow changelog_agg, mini-batch on (append)",
     "sliceflow-off": "sliceflow changelog_agg, mini-batch off (append)",
 }
@@ -202,7 +203,7 @@ def pandas_query(src):
 
 
 def default_buckets() -> int:
-    """The bucket count of ``changelog_agg`` without ``buckets=`` (the floor uses it too)."""
+    """The bucket count of ``changelog_agg`` without ``buckets=`` (``empty`` uses it too)."""
     try:
         from sliceflow._changelog_plan import DEFAULT_BUCKETS
     except ImportError:
@@ -210,7 +211,7 @@ def default_buckets() -> int:
     return DEFAULT_BUCKETS
 
 
-def floor_query(src, buckets: int):
+def empty_query(src, buckets: int):
     """``src`` grouped into ``buckets`` buckets the way sliceflow groups it (by a hash of the key,
     named by sliceflow's bucket labels when sliceflow is importable) and handed to a
     transformWithStateInPandas processor that only reads its input."""
@@ -259,7 +260,7 @@ def sliceflow_query(src, changelog_agg, mini_batch: bool, extra: dict[str, Any])
 OUTPUT_MODE = {
     "native": "update",
     "pandas": "update",
-    "floor": "append",
+    "empty": "append",
     "sliceflow": "append",
     "sliceflow-off": "append",
 }
@@ -408,8 +409,8 @@ def bench(args, keys_list: list[int], parts: list[str]) -> tuple[str, dict[str, 
             return native_query
         if part == "pandas":
             return pandas_query
-        if part == "floor":
-            return lambda src: floor_query(src, args.buckets or default_buckets())
+        if part == "empty":
+            return lambda src: empty_query(src, args.buckets or default_buckets())
         extra: dict[str, Any] = {}
         if args.bundle_rows:
             extra["bundle_rows"] = args.bundle_rows
@@ -425,7 +426,7 @@ def bench(args, keys_list: list[int], parts: list[str]) -> tuple[str, dict[str, 
         return build
 
     if not args.no_check:
-        for part in (p for p in parts if p != "floor"):  # the floor has no result
+        for part in (p for p in parts if p != "empty"):  # it has no result
             try:
                 note = check_part(spark, part, make(part), root)
             except Exception as e:  # noqa: BLE001 - one broken competitor must not stop the rest
@@ -531,7 +532,7 @@ def report(args, keys_list, runs, skipped, settings, seen) -> tuple[str, dict[st
         "*store commit* the median `commitTimeMs` per micro-batch (summed over the state "
         "partitions, which commit in parallel: RocksDB flush, snapshot zip and fsync). "
         f"sliceflow: `changelog_agg(..., buckets={args.buckets or 'default'}, "
-        f"bundle_rows={args.bundle_rows or 'default'})`; the floor groups into "
+        f"bundle_rows={args.bundle_rows or 'default'})`; the empty processor groups into "
         f"{args.buckets or default_buckets()} buckets. "
         f"applyInPandasWithState runs {args.pandas_batches} micro-batches only "
         f"({args.pandas_batches - 1} timed; `--pandas-batches`), at "
@@ -584,8 +585,8 @@ def report(args, keys_list, runs, skipped, settings, seen) -> tuple[str, dict[st
             ("sliceflow", "native", "sliceflow / native", ("le", 2.0)),
             ("pandas", "sliceflow", "applyInPandasWithState / sliceflow", ("ge", 10.0)),
             ("pandas", "native", "applyInPandasWithState / native", None),
-            ("floor", "native", "empty transformWithStateInPandas (floor) / native", None),
-            ("pandas", "floor", "applyInPandasWithState / floor", None),
+            ("empty", "native", "empty transformWithStateInPandas / native", None),
+            ("sliceflow", "empty", "sliceflow / empty transformWithStateInPandas", None),
             ("sliceflow-off", "sliceflow", "mini-batch off / on", None),
         ]
         bits = []
