@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 import pyarrow as pa
 from hypothesis import given, settings
@@ -192,3 +193,31 @@ def test_ndjson_stream_keeps_jacksons_length_limits():
     assert from_bytes.equals(per_row)
     assert from_bytes.column("a")[2000].as_py() is None
     assert from_bytes.column("_corrupt_record")[2001].as_py() == odd[1]
+
+
+def test_ndjson_stream_hands_odd_lines_to_the_line_reader():
+    # Each case sits between streamed lines: a document that spans lines, documents that share
+    # a line, scalars, text around a document and \r line breaks must give the rows of a
+    # line-by-line read (lines end at \n, \r\n or \r, as Spark's text reader splits them).
+    filler = ['{"a": 1, "s": "x"}', '  {"a": 2, "s": "y"}\t', "", " \t"] * 600
+    cases = [
+        ['{"a": 3,', ' "s": "z"}'],
+        ['{"a": 4, "s": "w"} {"a": 5}'],
+        ['{"a": 6}{"a": 7}'],
+        ['{"a": 8, "s": "v"}  x'],
+        ['x {"a": 9}'],
+        ["17", " 18 ", '"s"', "[1, 2]"],
+        ['{"a": 10, "s": "long ' + "u" * 40 + '"', "}"],
+        ['{"a": 11}', "", '   {"a": 12, "s": "t"}  ', "\t"],
+        ['{"a": 13}\r{"a": 14}', '{"a": 15, "s": "r"}\r'],
+        ['{"a":\r16}', '\r\r{"a": 17}'],
+    ]
+    schema = "a INT, s STRING, _corrupt_record STRING"
+    for case in cases:
+        lines = filler + case + filler
+        data = ("\n".join(lines) + "\n").encode()
+        split = re.split("\r\n|\r|\n", data.decode())
+        rows = [line for line in split if line.strip(" \t")]
+        from_bytes = sj.decode(data, schema)
+        per_row = sj.decode(pa.array(rows), schema)
+        assert from_bytes.equals(per_row), case
