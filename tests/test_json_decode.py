@@ -509,3 +509,28 @@ def test_invalid_patterns_follow_spark():
             "t DATE",
             options={"dateFormat": "EEE, dd MMM yyyy"},
         )
+
+
+def test_large_output_buffers_are_reused_without_mixing_batches():
+    # Columns of a few MB go back to a buffer cache when Python releases them and are reused
+    # by later batches: batches alive at the same time must keep their own values.
+    def batch(seed: int, rows: int) -> tuple[bytes, list[tuple[int, str]]]:
+        expected = [(seed * 1_000_000 + i, f"{seed}-{i}-" + "y" * (i % 50)) for i in range(rows)]
+        text = "".join(json.dumps({"k": k, "s": s}) + "\n" for k, s in expected)
+        return text.encode(), expected
+
+    def rows_of(out: pa.RecordBatch) -> list[tuple[int, str]]:
+        return list(zip(out.column("k").to_pylist(), out.column("s").to_pylist(), strict=True))
+
+    schema = "k BIGINT, s STRING"
+    inputs = [batch(seed, 150_000 + seed * 7_000) for seed in range(4)]
+    first = sj.decode(inputs[0][0], schema)
+    second = sj.decode(inputs[1][0], schema)
+    del first
+    third = sj.decode(inputs[2][0], schema)
+    del second
+    fourth = sj.decode(inputs[3][0], schema)
+    again = sj.decode(inputs[2][0], schema)
+    assert rows_of(third) == inputs[2][1]
+    assert rows_of(fourth) == inputs[3][1]
+    assert rows_of(again) == inputs[2][1]

@@ -11,6 +11,8 @@
 #include <memory>
 #include <new>
 
+#include "arrow/buffer_pool.h"
+
 namespace sliceflow::arrow {
 
 // Copies n bytes; keys and small strings (up to 16 bytes) inline, without a libc call.
@@ -55,42 +57,48 @@ inline bool equal_bytes(const char* a, const char* b, size_t n) {
 class ByteBuffer {
  public:
   ByteBuffer() = default;
-  ByteBuffer(ByteBuffer&& o) noexcept : data_(std::move(o.data_)), size_(o.size_), capacity_(o.capacity_) {
+  ByteBuffer(ByteBuffer&& o) noexcept : data_(o.data_), size_(o.size_), capacity_(o.capacity_) {
+    o.data_ = nullptr;
     o.size_ = o.capacity_ = 0;
   }
   ByteBuffer& operator=(ByteBuffer&& o) noexcept {
-    data_ = std::move(o.data_);
-    size_ = o.size_;
-    capacity_ = o.capacity_;
-    o.size_ = o.capacity_ = 0;
+    if (this != &o) {
+      buffer_pool::give(data_, capacity_);
+      data_ = o.data_;
+      size_ = o.size_;
+      capacity_ = o.capacity_;
+      o.data_ = nullptr;
+      o.size_ = o.capacity_ = 0;
+    }
     return *this;
   }
   ByteBuffer(const ByteBuffer&) = delete;
   ByteBuffer& operator=(const ByteBuffer&) = delete;
+  ~ByteBuffer() { buffer_pool::give(data_, capacity_); }
 
   size_t size() const { return size_; }
   size_t capacity() const { return capacity_; }
   bool empty() const { return size_ == 0; }
-  uint8_t* data() { return data_.get(); }
-  const uint8_t* data() const { return data_.get(); }
-  uint8_t& operator[](size_t i) { return data_.get()[i]; }
-  uint8_t& back() { return data_.get()[size_ - 1]; }
+  uint8_t* data() { return data_; }
+  const uint8_t* data() const { return data_; }
+  uint8_t& operator[](size_t i) { return data_[i]; }
+  uint8_t& back() { return data_[size_ - 1]; }
 
   template <typename T>
   void append(const T& v) {
     if (capacity_ - size_ < sizeof(T)) grow(size_ + sizeof(T));
-    std::memcpy(data_.get() + size_, &v, sizeof(T));
+    std::memcpy(data_ + size_, &v, sizeof(T));
     size_ += sizeof(T);
   }
   void append_bytes(const void* p, size_t n) {
     if (capacity_ - size_ < n) grow(size_ + n);
-    copy_bytes(data_.get() + size_, p, n);
+    copy_bytes(data_ + size_, p, n);
     size_ += n;
   }
   void push_back(uint8_t b) { append(b); }
   void resize(size_t n, uint8_t fill = 0) {
     if (n > capacity_) grow(n);
-    if (n > size_) std::memset(data_.get() + size_, fill, n - size_);
+    if (n > size_) std::memset(data_ + size_, fill, n - size_);
     size_ = n;
   }
   void reserve(size_t n) {
@@ -99,19 +107,23 @@ class ByteBuffer {
   void clear() { size_ = 0; }
 
  private:
-  struct Free {
-    void operator()(uint8_t* p) const { std::free(p); }
-  };
   void grow(size_t need) { reallocate(std::max({need, capacity_ * 2, size_t{64}})); }
+  // Large buffers come from (and go back to) buffer_pool; a pooled buffer keeps its pages.
   void reallocate(size_t capacity) {
-    auto* p = static_cast<uint8_t*>(std::realloc(data_.get(), capacity));
-    if (p == nullptr) throw std::bad_alloc();
-    data_.release();
-    data_.reset(p);
+    capacity = buffer_pool::round_up(capacity);
+    if (uint8_t* cached = buffer_pool::take(capacity)) {
+      if (size_ > 0) std::memcpy(cached, data_, size_);
+      buffer_pool::give(data_, capacity_);
+      data_ = cached;
+    } else {
+      auto* p = static_cast<uint8_t*>(std::realloc(data_, capacity));
+      if (p == nullptr) throw std::bad_alloc();
+      data_ = p;
+    }
     capacity_ = capacity;
   }
 
-  std::unique_ptr<uint8_t, Free> data_;
+  uint8_t* data_ = nullptr;  // malloc'd; freed or pooled by buffer_pool::give
   size_t size_ = 0;
   size_t capacity_ = 0;
 };
