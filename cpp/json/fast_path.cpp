@@ -5,6 +5,7 @@
 #include <cstring>
 #include <limits>
 
+#include "arrow/byte_buffer.h"
 #include "arrow/int128.h"
 
 namespace sliceflow::json {
@@ -96,10 +97,20 @@ bool may_exceed_jackson_limits(std::string_view doc, size_t max_digits) {
 
 namespace {
 
-// Field names are short: an inline loop beats a call to memcmp.
+// Field names are short: two overlapping word compares beat a loop or a call to memcmp.
 inline bool same_name(const std::string& name, std::string_view key) {
-  if (name.size() != key.size()) return false;
-  for (size_t i = 0; i < key.size(); ++i) {
+  const size_t n = key.size();
+  if (name.size() != n) return false;
+  if (n >= 8) return arrow::equal_bytes(name.data(), key.data(), n);
+  if (n >= 4) {
+    uint32_t x0, x1, y0, y1;
+    std::memcpy(&x0, name.data(), 4);
+    std::memcpy(&y0, key.data(), 4);
+    std::memcpy(&x1, name.data() + n - 4, 4);
+    std::memcpy(&y1, key.data() + n - 4, 4);
+    return ((x0 ^ y0) | (x1 ^ y1)) == 0;
+  }
+  for (size_t i = 0; i < n; ++i) {
     if (name[i] != key[i]) return false;
   }
   return true;
