@@ -19,8 +19,9 @@ constexpr int64_t kSampleRows = 1024;
 // NDJSON buffers at least this long go through one simdjson document stream.
 constexpr size_t kStreamMinBytes = 1 << 14;
 // simdjson's stage-1 window for document streams (documents longer than this take the
-// line-by-line path).
-constexpr size_t kStreamBatchBytes = 1 << 20;
+// line-by-line path). A window that stays in L2 between stage 1 and the documents' parse
+// measured faster than 1 MiB (and than 128 KiB).
+constexpr size_t kStreamBatchBytes = 1 << 18;
 
 // Spark's JSON BINARY (base64 text) is not modelled: refuse it before any field decoder sees it.
 std::unique_ptr<arrow::Type> json_decodable(std::unique_ptr<arrow::Type> type) {
