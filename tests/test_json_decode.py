@@ -534,3 +534,39 @@ def test_large_output_buffers_are_reused_without_mixing_batches():
     assert rows_of(third) == inputs[2][1]
     assert rows_of(fourth) == inputs[3][1]
     assert rows_of(again) == inputs[2][1]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(0, 10**6),
+            st.integers(0, 300),  # padding: lines shorter and longer than the block
+            st.sampled_from(["\n", "\r\n", "\r", "\n\n"]),
+        ),
+        max_size=40,
+    ),
+    st.integers(1, 200),
+    st.lists(st.floats(0, 1), max_size=4),
+    st.booleans(),
+)
+def test_iter_ndjson_blocks_and_splits_keep_every_line_once(
+    tmp_path_factory, docs, block_size, cuts, final_newline
+):
+    """Any block size and any split points: every document once, in file order, also when a
+    line is longer than the block, lines end in CR, LF or CRLF, or the file has no final line
+    break."""
+    text = "".join(json.dumps({"a": a, "s": "p" * pad}) + sep for a, pad, sep in docs)
+    if not final_newline:
+        text = text.rstrip("\r\n")
+    path = tmp_path_factory.mktemp("nd") / "x.json"
+    path.write_bytes(text.encode())
+    size = len(text.encode())
+    bounds = sorted({0, size, *(int(c * size) for c in cuts)})
+    got = []
+    for start, end in zip(bounds, bounds[1:], strict=False):
+        for batch in sj.iter_ndjson(
+            path, "a INT, s STRING", start=start, end=end, block_size=block_size
+        ):
+            got.extend(zip(batch.column(0).to_pylist(), batch.column(1).to_pylist(), strict=True))
+    assert got == [(a, "p" * pad) for a, pad, _ in docs]

@@ -161,28 +161,42 @@ def iter_ndjson(
             if f.read(1) not in (b"\n", b"\r"):
                 f.readline()
             pos = f.tell()
-        carry = b""
+        # One buffer for the whole split: the unfinished last line of a block moves to its
+        # front and the next block is read in after it, so the text is copied once (by the
+        # read) instead of once per concatenation and slice. It grows only for a line longer
+        # than a block.
+        buf = bytearray(block_size)
+        carry = 0  # bytes of an unfinished line at the front of buf
         while pos < end:
-            block = f.read(min(block_size, end - pos))
-            if not block:
+            want = min(block_size, end - pos)
+            if len(buf) < carry + want:
+                buf.extend(bytes(carry + want - len(buf)))
+            with memoryview(buf) as view:
+                got = f.readinto(view[carry : carry + want])
+            if not got:
                 break
-            pos += len(block)
-            data = carry + block
-            carry = b""
+            pos += got
+            filled = carry + got
             if pos >= end:
-                if not data.endswith((b"\n", b"\r")):
-                    data += f.readline()  # the last line that starts inside the split
+                if buf[filled - 1] not in (0x0A, 0x0D):
+                    tail = f.readline()  # the last line that starts inside the split
+                    buf[filled : filled + len(tail)] = tail
+                    filled += len(tail)
+                cut = filled
             else:
-                cut = max(data.rfind(b"\n"), data.rfind(b"\r"))
-                if cut < 0:
-                    carry = data
+                cut = max(buf.rfind(b"\n", 0, filled), buf.rfind(b"\r", 0, filled)) + 1
+                if cut == 0:
+                    carry = filled
                     continue
-                data, carry = data[: cut + 1], data[cut + 1 :]
-            session.feed(data)
+            with memoryview(buf) as view:
+                session.feed(view[:cut])
+            buf[: filled - cut] = buf[cut:filled]
+            carry = filled - cut
             if session.decoder.pending_rows:
                 yield session.finish()
         if carry:
-            session.feed(carry)
+            with memoryview(buf) as view:
+                session.feed(view[:carry])
             if session.decoder.pending_rows:
                 yield session.finish()
 
