@@ -291,6 +291,50 @@ def bench_kernel(rows: int, repeats: int, cpu: int) -> tuple[str, dict[str, Any]
 # spark: local[2]
 
 
+def register_decoded_source(spark, folder: str, cache: str) -> None:
+    """Registers ``bench_decoded_arrow``: a Python data source that serves the bids of ``folder``
+    already decoded (one Arrow IPC file per NDJSON file, memory-mapped; written here with
+    ``sliceflow.json.read_ndjson``). What the sliceflow.json data source costs without the
+    decoding: Spark's Python data source machinery and the Arrow -> JVM hand-over."""
+    from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
+
+    import sliceflow.json as sj
+    from sliceflow.testing import BID_DDL
+
+    os.makedirs(cache, exist_ok=True)
+    files = []
+    for name in sorted(n for n in os.listdir(folder) if n.endswith(".json")):
+        out = os.path.join(cache, name + ".arrow")
+        table = sj.read_ndjson(os.path.join(folder, name), BID_DDL)
+        with pa.ipc.new_file(out, table.schema) as writer:
+            writer.write_table(table, max_chunksize=80_000)  # about what a 16 MB block gives
+        files.append(out)
+
+    class File(InputPartition):
+        def __init__(self, path: str) -> None:
+            self.path = path
+
+    class Reader(DataSourceReader):
+        def partitions(self) -> list[InputPartition]:
+            return [File(f) for f in files]
+
+        def read(self, partition):
+            with pa.memory_map(partition.path) as source:
+                reader = pa.ipc.open_file(source)
+                for i in range(reader.num_record_batches):
+                    yield reader.get_batch(i)
+
+    class Decoded(DataSource):
+        @classmethod
+        def name(cls) -> str:
+            return "bench_decoded_arrow"
+
+        def reader(self, schema) -> DataSourceReader:
+            return Reader()
+
+    spark.dataSource.register(Decoded)
+
+
 def bench_spark(
     rows: int, files: int, repeats: int, data_dir: str | None, batch_rows: int | None
 ) -> tuple[str, dict[str, Any]]:
@@ -329,6 +373,7 @@ def bench_spark(
 
         identity.__name__ = "identity"
         identity_udf = F.arrow_udf(identity, "string")
+        register_decoded_source(spark, folder, os.path.join(tmp, "decoded"))
 
         text = spark.read.text(folder)
         frames = {
@@ -346,6 +391,9 @@ def bench_spark(
             "sliceflow.json data source": spark.read.format("sliceflow.json")
             .schema(BID_DDL)
             .load(folder),
+            "Python data source of decoded Arrow (floor)": spark.read.format("bench_decoded_arrow")
+            .schema(BID_DDL)
+            .load(),
         }
         counts = {label: df.count() for label, df in frames.items()}
         n_rows = counts["read.text only (floor)"]
