@@ -45,7 +45,7 @@ int64_t count_nulls(const std::vector<uint8_t>& validity, int64_t length) {
 struct ExportedArray {
   std::vector<uint8_t> validity;
   ByteBuffer values;
-  std::vector<int32_t> offsets;
+  ByteBuffer offsets;
   ByteBuffer data;
   std::vector<const void*> buffers;
   std::vector<ArrowArray> child_arrays;
@@ -96,15 +96,12 @@ void ColumnBuilder::reset() {
   values_.clear();
   offsets_.clear();
   data_.clear();
-  if (has_offsets(type_->kind)) offsets_.push_back(0);
+  if (has_offsets(type_->kind)) offsets_.append(int32_t{0});
 }
 
-void ColumnBuilder::push_offset(size_t end) {
-  if (end > static_cast<size_t>(std::numeric_limits<int32_t>::max())) {
-    throw std::length_error("sliceflow: a decoded batch exceeds 2 GiB in one column; "
-                            "decode smaller batches");
-  }
-  offsets_.push_back(static_cast<int32_t>(end));
+void ColumnBuilder::offset_overflow() {
+  throw std::length_error("sliceflow: a decoded batch exceeds 2 GiB in one column; "
+                          "decode smaller batches");
 }
 
 void ColumnBuilder::append_null() {
@@ -124,11 +121,11 @@ void ColumnBuilder::append_null() {
   switch (type_->kind) {
     case Kind::Utf8:
     case Kind::Binary:
-      offsets_.push_back(static_cast<int32_t>(data_.size()));
+      offsets_.append(static_cast<int32_t>(data_.size()));
       break;
     case Kind::List:
     case Kind::Map:
-      offsets_.push_back(offsets_.back());
+      offsets_.append(last_offset());
       break;
     case Kind::Struct:
       for (auto& child : children_) child->append_null();
@@ -147,17 +144,17 @@ void ColumnBuilder::truncate(int64_t n) {
     const size_t width = fixed_width(type_->kind);
     if (width != 0) values_.resize(static_cast<size_t>(n) * width);
     if (type_->kind == Kind::Bool) values_.resize(static_cast<size_t>((n + 7) >> 3));
-    if (has_offsets(type_->kind)) offsets_.resize(static_cast<size_t>(n) + 1);
-    if (type_->kind == Kind::Utf8 || type_->kind == Kind::Binary) data_.resize(static_cast<size_t>(offsets_.back()));
+    if (has_offsets(type_->kind)) offsets_.resize((static_cast<size_t>(n) + 1) * sizeof(int32_t));
+    if (type_->kind == Kind::Utf8 || type_->kind == Kind::Binary) data_.resize(static_cast<size_t>(last_offset()));
   }
   switch (type_->kind) {
     case Kind::Utf8:
     case Kind::Binary:
-      data_.resize(static_cast<size_t>(offsets_.back()));
+      data_.resize(static_cast<size_t>(last_offset()));
       break;
     case Kind::List:
     case Kind::Map:
-      for (auto& child : children_) child->truncate(offsets_.back());
+      for (auto& child : children_) child->truncate(last_offset());
       break;
     case Kind::Struct:
       for (auto& child : children_) child->truncate(length_);
@@ -169,7 +166,7 @@ void ColumnBuilder::truncate(int64_t n) {
 
 size_t ColumnBuilder::memory_usage() const {
   size_t total = validity_.capacity() + values_.capacity() +
-                 offsets_.capacity() * sizeof(int32_t) + data_.capacity();
+                 offsets_.capacity() + data_.capacity();
   for (const auto& child : children_) total += child->memory_usage();
   return total;
 }

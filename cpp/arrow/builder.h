@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <string_view>
 #include <vector>
@@ -77,7 +78,16 @@ class ColumnBuilder {
     if ((i & 7) == 0) validity_.push_back(0);
     validity_[static_cast<size_t>(i >> 3)] |= static_cast<uint8_t>(1u << (i & 7));
   }
-  void push_offset(size_t end);
+  void push_offset(size_t end) {
+    if (end > static_cast<size_t>(std::numeric_limits<int32_t>::max())) offset_overflow();
+    offsets_.append(static_cast<int32_t>(end));
+  }
+  [[noreturn]] static void offset_overflow();
+  int32_t last_offset() const {
+    int32_t v;
+    std::memcpy(&v, offsets_.data() + offsets_.size() - sizeof(int32_t), sizeof(int32_t));
+    return v;
+  }
   void reset();
 
   const Type* type_;
@@ -85,7 +95,7 @@ class ColumnBuilder {
   bool has_nulls_ = false;
   std::vector<uint8_t> validity_;  // empty while has_nulls_ is false (every slot valid)
   ByteBuffer values_;             // fixed-width values, or the bool bitmap
-  std::vector<int32_t> offsets_;  // utf8, list, map
+  ByteBuffer offsets_;            // int32 offsets of utf8, list, map
   ByteBuffer data_;               // utf8 / binary bytes
   std::vector<std::unique_ptr<ColumnBuilder>> children_;
 };
