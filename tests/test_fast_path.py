@@ -154,6 +154,68 @@ def test_canonical_timestamps_agree_with_spark_cast_rules():
     assert fast.field("ts").null_count == 4
 
 
+def test_canonical_timestamp_shapes_agree_with_the_general_parser():
+    """Near misses of "yyyy-MM-dd HH:mm:ss.SSS", each after a valid value of the same date
+    (the fast path keeps the last date's day number), must be read as the general parser does."""
+    near = [
+        "2026-11-23 00:02:30.001",
+        "2026-11-23 25:00:00.000",
+        "2026-11-23 00:60:00.000",
+        "2026-11-23 0:02:30.001",
+        "2026-11-23 00:02:3.001",
+        "2026-1-23 00:02:30.001",
+        "2026-11-3 00:02:30.001",
+        "202-11-23 00:02:30.001",
+        "20260-11-23 00:02:30.001",
+        "2026-13-23 00:02:30.001",
+        "2026-00-23 00:02:30.001",
+        "2026-11-00 00:02:30.001",
+        "2026-11-31 00:02:30.001",
+        "2023-02-29 00:00:00.000",
+        "2024-02-29 00:00:00.000",
+        "1900-02-29 00:00:00.000",
+        "2000-02-29 00:00:00.000",
+        "0999-12-31 23:59:59.999",
+        "1000-01-01 00:00:00.000",
+        "2026-11-23 00:02:30.001Z",
+        "2026-11-23 00:02:30.001z",
+        "2026-11-23 00:02:30.001+01:00",
+        "2026-11-23 00:02:30.001 UTC",
+        "2026-11-23 00:02:30.001GMT",
+        "2026-11-23 00:02:30Z",
+        "2026-11-23 00:02:30.",
+        "2026-11-23 00:02:30.Z",
+        "2026-11-23 00:02:30 ",
+        " 2026-11-23 00:02:30",
+        "2026-11-23t00:02:30",
+        "2026-11-23_00:02:30",
+        "2026/11/23 00:02:30",
+        "2026-11-23 00-02-30",
+        "2026-11-2a 00:02:30",
+        "2026-1a-23 00:02:30",
+        "2026-11-23 0a:02:30",
+        "2026-11-23 00:02:3a",
+        "2026-11-23 00:02:30.00a",
+        "\u0662026-11-23 00:02:30",
+    ]
+    near += [f"2026-11-23 00:02:30.{'1234567890'[:n]}" for n in range(1, 11)]
+    docs = []
+    for t in near:
+        date = t[:10] if t[:4].isdigit() else "2026-11-23"
+        docs.append(json.dumps({"ts": f"{date} 12:00:00.000"}))
+        docs.append(json.dumps({"ts": t}))
+        docs.append(json.dumps({"ts": f"{date} 12:00:00.000"}))
+    # Dates across the years the fast path reads, each a new day number.
+    day = 0
+    for year in range(1000, 10000, 37):
+        for month in range(1, 13, 5):
+            day = day % 28 + 1
+            docs.append(json.dumps({"ts": f"{year:04d}-{month:02d}-{day:02d} 23:59:59.999"}))
+    for time_zone in ("UTC", "+05:30", "-08:00"):
+        fast, reference = both_paths(docs, time_zone)
+        assert_same(fast, reference, docs)
+
+
 def test_ndjson_stream_equals_one_document_per_row():
     """NDJSON buffers go through one simdjson document stream; rows must not change."""
     import json_corpus

@@ -116,35 +116,58 @@ inline bool same_name(const std::string& name, std::string_view key) {
   return true;
 }
 
-inline int two_digits(const char* p) {
-  const int a = p[0] - '0';
-  const int b = p[1] - '0';
-  return (a < 0 || a > 9 || b < 0 || b > 9) ? -1 : a * 10 + b;
+// Two ASCII digits, or a value above 99 when either byte is not a digit.
+inline unsigned two_digits(const char* p) {
+  const unsigned a = static_cast<unsigned char>(p[0]) - unsigned{'0'};
+  const unsigned b = static_cast<unsigned char>(p[1]) - unsigned{'0'};
+  return (a > 9 || b > 9) ? 100 : a * 10 + b;
 }
+
+// Days from 1970-01-01 to a valid date of the years 1000-9999 (proleptic Gregorian).
+int64_t epoch_day(unsigned year, unsigned month, unsigned day, bool leap) {
+  static constexpr unsigned kDaysBefore[] = {0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334};
+  const unsigned before = year - 1;
+  const unsigned days = 365 * before + before / 4 - before / 100 + before / 400 +
+                        kDaysBefore[month - 1] + (leap && month > 2 ? 1 : 0) + day - 1;
+  constexpr unsigned kEpoch = 719162;  // days from 0001-01-01 to 1970-01-01
+  return static_cast<int64_t>(days) - kEpoch;
+}
+
+}  // namespace
 
 // The usual machine-written timestamp "yyyy-MM-dd HH:mm:ss[.fraction][Z]" (or 'T'), which
 // Spark's CAST parser reads as the obvious instant; anything else goes to the full parser.
-bool parse_canonical_timestamp(std::string_view s, int64_t offset_seconds, int64_t& micros) {
+// Consecutive values mostly share their date (event streams are in time order), so the day
+// number of the last date is kept and only the time of day is parsed again.
+bool FastPath::parse_canonical_timestamp(std::string_view s, int64_t offset_seconds,
+                                         int64_t& micros) {
   if (s.size() < 19 || s[4] != '-' || s[7] != '-' || (s[10] != ' ' && s[10] != 'T') ||
       s[13] != ':' || s[16] != ':') {
     return false;
   }
   const char* p = s.data();
-  const int y1 = two_digits(p);
-  const int y2 = two_digits(p + 2);
-  const int month = two_digits(p + 5);
-  const int day = two_digits(p + 8);
-  const int hour = two_digits(p + 11);
-  const int minute = two_digits(p + 14);
-  const int second = two_digits(p + 17);
-  if (y1 < 10 || y2 < 0 || month < 1 || month > 12 || day < 1 || hour < 0 || hour > 23 ||
-      minute < 0 || minute > 59 || second < 0 || second > 59) {
-    return false;
+  uint64_t date_head;
+  uint16_t date_tail;
+  std::memcpy(&date_head, p, sizeof date_head);
+  std::memcpy(&date_tail, p + 8, sizeof date_tail);
+  if (date_head != last_date_head_ || date_tail != last_date_tail_) {
+    const unsigned y1 = two_digits(p);
+    const unsigned y2 = two_digits(p + 2);
+    const unsigned month = two_digits(p + 5);
+    const unsigned day = two_digits(p + 8);
+    if (y1 < 10 || y1 > 99 || y2 > 99 || month < 1 || month > 12 || day < 1) return false;
+    const unsigned year = y1 * 100 + y2;
+    static constexpr unsigned kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    const bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+    if (day > kDays[month - 1] + (month == 2 && leap ? 1 : 0)) return false;
+    last_date_head_ = date_head;
+    last_date_tail_ = date_tail;
+    last_epoch_day_ = epoch_day(year, month, day, leap);
   }
-  const int year = y1 * 100 + y2;
-  static constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  const bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
-  if (day > kDays[month - 1] + (month == 2 && leap ? 1 : 0)) return false;
+  const unsigned hour = two_digits(p + 11);
+  const unsigned minute = two_digits(p + 14);
+  const unsigned second = two_digits(p + 17);
+  if (hour > 23 || minute > 59 || second > 59) return false;
   size_t i = 19;
   int64_t fraction = 0;
   if (i < s.size() && s[i] == '.') {
@@ -163,17 +186,13 @@ bool parse_canonical_timestamp(std::string_view s, int64_t offset_seconds, int64
     ++i;
   }
   if (i != s.size()) return false;
-  // Days from the civil date (proleptic Gregorian).
-  const int yy = year - (month <= 2 ? 1 : 0);
-  const int era = yy / 400;
-  const int yoe = yy - era * 400;
-  const int doy = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1;
-  const int doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  const int64_t days = static_cast<int64_t>(era) * 146097 + doe - 719468;
-  const int64_t seconds = days * 86400 + hour * 3600 + minute * 60 + second - offset_seconds;
+  const int64_t second_of_day = hour * 3600 + minute * 60 + second;
+  const int64_t seconds = last_epoch_day_ * 86400 + second_of_day - offset_seconds;
   micros = seconds * 1000000 + fraction;
   return true;
 }
+
+namespace {
 
 bool names_unique(const Type& type) {
   for (size_t i = 0; i < type.children.size(); ++i) {

@@ -6,6 +6,7 @@
 
 #include <simdjson.h>
 
+#include <cstdint>
 #include <optional>
 #include <string_view>
 
@@ -45,6 +46,7 @@ class FastPath {
   bool value(simdjson::dom::element element, const arrow::Type& type, arrow::ColumnBuilder& out);
   bool object(simdjson::dom::object object, const arrow::Type& type, arrow::ColumnBuilder& out,
               bool is_root);
+  bool parse_canonical_timestamp(std::string_view s, int64_t offset_seconds, int64_t& micros);
 
   const arrow::Type& row_type_;
   const Options& options_;
@@ -56,6 +58,11 @@ class FastPath {
   bool bad_date_pattern_ = false;
   bool unique_names_ = true;  // no struct repeats a field name (Spark keeps the last)
   bool enabled_ = true;
+  // The date part ("yyyy-MM-dd") of the last canonical timestamp and its day number; the
+  // initial zero bytes match no string that passed the separator checks.
+  uint64_t last_date_head_ = 0;
+  uint16_t last_date_tail_ = 0;
+  int64_t last_epoch_day_ = 0;
 };
 
 }  // namespace sliceflow::json
