@@ -217,7 +217,7 @@ def test_canonical_timestamp_shapes_agree_with_the_general_parser():
 
 
 def test_ndjson_stream_equals_one_document_per_row():
-    """NDJSON buffers go through one simdjson document stream; rows must not change."""
+    """NDJSON buffers are split into lines by the decoder itself; rows must not change."""
     import json_corpus
 
     docs = [

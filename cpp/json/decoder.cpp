@@ -1,7 +1,5 @@
 #include "json/decoder.h"
 
-#include <algorithm>
-#include <cstring>
 #include <functional>
 
 #if defined(__SSE2__)
@@ -16,12 +14,6 @@ namespace {
 
 // Rows decoded before the builders reserve room for the whole input.
 constexpr int64_t kSampleRows = 1024;
-// NDJSON buffers at least this long go through one simdjson document stream.
-constexpr size_t kStreamMinBytes = 1 << 14;
-// simdjson's stage-1 window for document streams (documents longer than this take the
-// line-by-line path). A window that stays in L2 between stage 1 and the documents' parse
-// measured faster than 1 MiB (and than 128 KiB).
-constexpr size_t kStreamBatchBytes = 1 << 18;
 
 // Spark's JSON BINARY (base64 text) is not modelled: refuse it before any field decoder sees it.
 std::unique_ptr<arrow::Type> json_decodable(std::unique_ptr<arrow::Type> type) {
@@ -108,118 +100,45 @@ void Decoder::maybe_reserve(int64_t start_rows, size_t consumed, size_t remainin
 
 namespace {
 
-// Whether [p, p + n) holds a '\n' or a '\r'. Called once per streamed document, so it is
-// inlined and vectorised rather than two memchr calls, whose setup costs more than the scan.
-inline bool has_line_break(const char* p, size_t n) {
+// The first \n or \r in [p, end), or end. Each line is scanned just before it is parsed, so
+// the parser finds it in L1; a memchr for \n per line costs more in setup, and one for \r
+// ahead over the whole buffer reads the input from memory a second time.
+inline const char* find_line_break(const char* p, const char* end) {
 #if defined(__SSE2__)
-  if (n >= 16) {
-    const __m128i nl = _mm_set1_epi8('\n');
-    const __m128i cr = _mm_set1_epi8('\r');
-    __m128i hits = _mm_setzero_si128();
-    const auto scan = [&](const char* q) {
-      const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(q));
-      hits = _mm_or_si128(hits, _mm_or_si128(_mm_cmpeq_epi8(bytes, nl), _mm_cmpeq_epi8(bytes, cr)));
-    };
-    for (size_t i = 0; i + 16 <= n; i += 16) scan(p + i);
-    scan(p + n - 16);  // the tail, overlapping what the loop has seen
-    return _mm_movemask_epi8(hits) != 0;
+  const __m128i nl = _mm_set1_epi8('\n');
+  const __m128i cr = _mm_set1_epi8('\r');
+  for (; end - p >= 16; p += 16) {
+    const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    const int hits =
+        _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(bytes, nl), _mm_cmpeq_epi8(bytes, cr)));
+    if (hits != 0) return p + __builtin_ctz(static_cast<unsigned>(hits));
   }
-  for (size_t i = 0; i < n; ++i) {
-    if (p[i] == '\n' || p[i] == '\r') return true;
-  }
-  return false;
-#else
-  return std::memchr(p, '\n', n) != nullptr || std::memchr(p, '\r', n) != nullptr;
 #endif
+  for (; p < end; ++p) {
+    if (*p == '\n' || *p == '\r') return p;
+  }
+  return end;
 }
 
 }  // namespace
 
-size_t Decoder::decode_stream(std::string_view buffer, size_t padded_size) {
-  // parse_many reads up to SIMDJSON_PADDING bytes past what it is given: only lines that end
-  // that far before the readable end are streamed. The stream stops at the first line that
-  // holds a \r (Spark's reader splits lines there too): the line-by-line loop takes the rest.
-  // That is checked document by document rather than by a scan of the whole buffer ahead,
-  // which would read the input from memory twice.
-  const size_t limit = std::min(buffer.size(), padded_size >= simdjson::SIMDJSON_PADDING
-                                                   ? padded_size - simdjson::SIMDJSON_PADDING
-                                                   : 0);
-  const char* const begin = buffer.data();
-  if (limit < kStreamMinBytes) return 0;
-  const char* last_nl = static_cast<const char*>(memrchr(begin, '\n', limit));
-  if (last_nl == nullptr) return 0;
-  const char* const end = last_nl + 1;
-  const size_t region = static_cast<size_t>(end - begin);
-  simdjson::dom::document_stream stream;
-  if (fast_.stream_parser().parse_many(begin, region, kStreamBatchBytes).get(stream) != simdjson::SUCCESS) {
-    return 0;
-  }
-  const int64_t start_rows = row_.length();
-  bool reserved = false;
-  const char* pos = begin;  // start of the first line not decoded yet
-  for (auto it = stream.begin(); it != stream.end(); ++it) {
-    simdjson::dom::element element;
-    if ((*it).get(element) != simdjson::SUCCESS) break;
-    const char* const doc = begin + it.current_index();
-    // The document must be the only thing on its line, blank lines aside: what precedes it is
-    // blank lines and blanks, it holds no line break, and blanks then a '\n' follow it. A \r
-    // anywhere stops the stream.
-    const char* p = pos;
-    for (; p < doc; ++p) {
-      if (*p == '\n') {
-        pos = p + 1;
-      } else if (*p != ' ' && *p != '\t') {
-        break;
-      }
-    }
-    if (p < doc) break;
-    const std::string_view source = it.source();
-    if (source.size() > static_cast<size_t>(end - doc) || has_line_break(doc, source.size())) break;
-    const char* line_end = doc + source.size();
-    while (line_end < end && (*line_end == ' ' || *line_end == '\t')) ++line_end;
-    if (line_end == end || *line_end != '\n') break;
-    maybe_reserve(start_rows, static_cast<size_t>(pos - begin),
-                  buffer.size() - static_cast<size_t>(pos - begin), reserved);
-    const int64_t row_number = stats_.rows++;
-    const int64_t slot = row_.length();
-    if (fast_.decode_element(element, source, row_)) {
-      ++stats_.fast_rows;
-    } else {
-      row_.truncate(slot);
-      decode_reference(std::string_view(pos, static_cast<size_t>(line_end - pos)), row_number);
-    }
-    pos = line_end + 1;
-  }
-  return static_cast<size_t>(pos - begin);
-}
-
 void Decoder::decode_lines(std::string_view buffer, size_t padded_size) {
-  const size_t streamed = fast_.enabled() ? decode_stream(buffer, padded_size) : 0;
   const char* const begin = buffer.data();
   const char* const end = begin + buffer.size();
-  const char* pos = begin + streamed;
-  const char* next_cr = begin;  // the next \r at or after pos, or end, once scanned
-  bool cr_scanned = false;
+  const char* pos = begin;
   const int64_t start_rows = row_.length();
-  bool reserved = streamed > 0;
+  bool reserved = false;
   while (pos < end) {
-    maybe_reserve(start_rows, static_cast<size_t>(pos - begin) - streamed,
-                  static_cast<size_t>(end - pos), reserved);
+    maybe_reserve(start_rows, static_cast<size_t>(pos - begin), static_cast<size_t>(end - pos),
+                  reserved);
     // Lines end at \n, \r\n or a lone \r (as Spark's text reader splits them).
-    const char* nl = static_cast<const char*>(std::memchr(pos, '\n', static_cast<size_t>(end - pos)));
-    const char* line_end = nl != nullptr ? nl : end;
-    if (!cr_scanned || next_cr < pos) {
-      cr_scanned = true;
-      // One forward scan for \r serves every line it passes (most inputs have none).
-      next_cr = static_cast<const char*>(std::memchr(pos, '\r', static_cast<size_t>(end - pos)));
-      if (next_cr == nullptr) next_cr = end;
-    }
-    if (next_cr < line_end) line_end = next_cr;
-    const std::string_view line(pos, static_cast<size_t>(line_end - pos));
+    const char* const line_end = find_line_break(pos, end);
     // A line of only white space gives no row (Jackson finds no token in it).
-    const size_t first = line.find_first_not_of(" \t");
-    if (first != std::string_view::npos) {
-      decode_one(line, padded_size - static_cast<size_t>(pos - begin));
+    const char* first = pos;
+    while (first < line_end && (*first == ' ' || *first == '\t')) ++first;
+    if (first < line_end) {
+      decode_one(std::string_view(pos, static_cast<size_t>(line_end - pos)),
+                 padded_size - static_cast<size_t>(pos - begin));
     }
     pos = line_end;
     if (pos < end && *pos == '\r') {

@@ -45,10 +45,6 @@ class Decoder {
   void decode_one(std::string_view doc, size_t readable);
   // The rest of decode_one once the fast path has declined (the row is still unwritten).
   void decode_reference(std::string_view doc, int64_t row_number);
-  // Decodes the leading lines of an NDJSON buffer through one simdjson document stream and
-  // returns how many bytes of whole lines it consumed; stops at the first line that is not
-  // exactly one well-formed document.
-  size_t decode_stream(std::string_view buffer, size_t padded_size);
   void maybe_reserve(int64_t start_rows, size_t consumed, size_t remaining, bool& reserved);
 
   std::unique_ptr<arrow::Type> row_type_;

@@ -212,10 +212,6 @@ FastPath::FastPath(const Type& row_type, const Options& options)
       parser_(simdjson::SIMDJSON_MAXSIZE_BYTES),
       unique_names_(names_unique(row_type)) {
   if (parser_.allocate(1 << 16, kFastMaxDepth) != simdjson::SUCCESS) enabled_ = false;
-  if (stream_parser_.allocate(1 << 20, kFastMaxDepth) != simdjson::SUCCESS) enabled_ = false;
-#ifdef SIMDJSON_THREADS_ENABLED
-  stream_parser_.threaded = false;
-#endif
   // Options that change Spark's reading of well-formed JSON in ways this path does not model.
   if (!options.allow_non_numeric_numbers) enabled_ = false;
   std::string error;
@@ -237,15 +233,6 @@ bool FastPath::decode(std::string_view doc, size_t readable, ColumnBuilder& row)
   simdjson::dom::element root;
   const bool padded = readable >= doc.size() + simdjson::SIMDJSON_PADDING;
   if (parser_.parse(doc.data(), doc.size(), !padded).get(root) != simdjson::SUCCESS) return false;
-  return decode_element(root, row);
-}
-
-bool FastPath::decode_element(simdjson::dom::element root, std::string_view source,
-                              ColumnBuilder& row) {
-  return within_jackson_limits(source) && decode_element(root, row);
-}
-
-bool FastPath::decode_element(simdjson::dom::element root, ColumnBuilder& row) {
   simdjson::dom::object obj;
   if (root.get_object().get(obj) != simdjson::SUCCESS) return false;
   return object(obj, row_type_, row, true);

@@ -26,21 +26,11 @@ class FastPath {
   // may be read from doc.data() (simdjson reads up to SIMDJSON_PADDING past the end).
   bool decode(std::string_view doc, size_t readable, arrow::ColumnBuilder& row);
 
-  // The same for a document parsed elsewhere (a simdjson document stream); `source` is its
-  // text, which is checked against Jackson's length limits (simdjson does not apply them).
-  bool decode_element(simdjson::dom::element root, std::string_view source,
-                      arrow::ColumnBuilder& row);
-  // Without the text: only for documents known to be within Jackson's limits (see
-  // within_jackson_limits).
-  bool decode_element(simdjson::dom::element root, arrow::ColumnBuilder& row);
   // False when the document may hold a number of more than maxNumLen digits or a field name
   // of more than 50000 characters, which Jackson rejects and simdjson accepts.
   bool within_jackson_limits(std::string_view doc) const;
 
   bool enabled() const { return enabled_; }
-  // A second parser, for parse_many over a whole NDJSON buffer (single-threaded: Spark
-  // gives each task one core).
-  simdjson::dom::parser& stream_parser() { return stream_parser_; }
 
  private:
   bool value(simdjson::dom::element element, const arrow::Type& type, arrow::ColumnBuilder& out);
@@ -51,7 +41,6 @@ class FastPath {
   const arrow::Type& row_type_;
   const Options& options_;
   simdjson::dom::parser parser_;
-  simdjson::dom::parser stream_parser_;
   std::optional<DateTimePattern> timestamp_pattern_;
   std::optional<DateTimePattern> date_pattern_;
   bool bad_timestamp_pattern_ = false;  // patterns Spark refuses value by value: decline
