@@ -242,6 +242,7 @@ bool FastPath::object(simdjson::dom::object obj, const Type& type, ColumnBuilder
   const int64_t slot = out.length();
   const size_t n = type.children.size();
   size_t guess = 0;  // fields mostly arrive in schema order: try the next one first
+  size_t given = 0;  // children with a value for this slot: when all have one, none is null
   for (const auto field : obj) {
     const std::string_view key = field.key;
     int index = -1;
@@ -260,11 +261,17 @@ bool FastPath::object(simdjson::dom::object obj, const Type& type, ColumnBuilder
     if (index < 0) continue;
     guess = static_cast<size_t>(index) + 1;
     ColumnBuilder& child = out.child(static_cast<size_t>(index));
-    if (child.length() > slot) child.truncate(slot);  // a repeated key replaces the value
+    if (child.length() > slot) {
+      child.truncate(slot);  // a repeated key replaces the value
+    } else {
+      ++given;
+    }
     if (!value(field.value, *type.children[static_cast<size_t>(index)], child)) return false;
   }
-  for (size_t i = 0; i < out.num_children(); ++i) {
-    if (out.child(i).length() == slot) out.child(i).append_null();
+  if (given != n) {
+    for (size_t i = 0; i < n; ++i) {
+      if (out.child(i).length() == slot) out.child(i).append_null();
+    }
   }
   out.finish_struct();
   return true;
