@@ -145,16 +145,13 @@ bool LocalAggregator::add(const ArrowSchema& schema, const ArrowArray& array) {
     keys.encode(begin, end);
     for (size_t i = b; i < e; ++i) {
       if (slots_[i] == kSkipRow) continue;
-      hashes_[i] = hash_key_slice(keys.key(static_cast<int64_t>(i)), slice[i]);
+      hashes_[i] = hash_bytes(keys.key(static_cast<int64_t>(i)));
     }
     for (size_t i = b; i < e; ++i) {
       if (i + kAhead < e) buffer_.prefetch(hashes_[i + kAhead]);
       if (slots_[i] == kSkipRow) continue;
-      const size_t before = buffer_.size();
-      slots_[i] = buffer_.find_or_insert(keys.key(static_cast<int64_t>(i)), slice[i], hashes_[i]);
-      if (plan_.sort_partials && buffer_.size() != before) new_slots_.push_back(slots_[i]);
+      slots_[i] = buffer_.find_or_insert(keys.key(static_cast<int64_t>(i)), hashes_[i], slice[i]);
     }
-    if (plan_.sort_partials) chain_new_slots();
     for (size_t a = 0; a < aggs_.size(); ++a) {
       const int arg = plan_.aggs[a].arg;
       aggs_[a]->grow(buffer_.size());
@@ -164,8 +161,7 @@ bool LocalAggregator::add(const ArrowSchema& schema, const ArrowArray& array) {
   }
 
   rows_in_bundle_ += rows;
-  size_t bytes = buffer_.memory_usage() + key_ids_.memory_usage() +
-                 (key_head_.capacity() + key_tail_.capacity() + next_slot_.capacity()) * 4;
+  size_t bytes = buffer_.memory_usage() + (order_.capacity() * 4 + key_end_.capacity() * 8);
   for (const auto& agg : aggs_) bytes += agg->memory_usage();
   if (rows_in_bundle_ >= plan_.bundle_rows || bytes >= static_cast<size_t>(plan_.bundle_bytes)) {
     flush();
@@ -181,37 +177,23 @@ void LocalAggregator::flush() {
   std::vector<arrow::ColumnBuilder*> columns;
   for (size_t c = 0; c < partial_.num_children(); ++c) columns.push_back(&partial_.child(c));
   for (auto& agg : aggs_) agg->prepare_export(slots);
-  order_.resize(slots);
-  if (plan_.sort_partials) {
-    // Each key's chain in turn; a chain is in slice order unless the rows came out of order.
-    size_t at = 0;
-    for (size_t k = 0; k < key_head_.size(); ++k) {
-      const size_t begin = at;
-      bool sorted = true;
-      for (uint32_t slot = key_head_[k]; slot != kNoSlot; slot = next_slot_[slot]) {
-        if (at > begin && buffer_.slice(order_[at - 1]) > buffer_.slice(slot)) sorted = false;
-        order_[at++] = slot;
-      }
-      if (!sorted) {
-        std::sort(order_.begin() + static_cast<std::ptrdiff_t>(begin),
-                  order_.begin() + static_cast<std::ptrdiff_t>(at),
-                  [&](uint32_t a, uint32_t b) { return buffer_.slice(a) < buffer_.slice(b); });
-      }
-    }
-    key_ids_.clear();
-    key_head_.clear();
-    key_tail_.clear();
-    next_slot_.clear();
-  } else {
-    for (uint32_t slot = 0; slot < slots; ++slot) order_[slot] = slot;
-  }
-  for (const uint32_t slot : order_) {
-    columns[0]->append_string(buffer_.key_of(slot));
+  const auto write = [&](uint32_t slot, std::string_view key) {
+    columns[0]->append_string(key);
     columns[1]->append_fixed<int64_t>(buffer_.slice(slot));
     for (size_t a = 0; a < aggs_.size(); ++a) {
       aggs_[a]->export_slot(slot, columns.data() + first_column_[a]);
     }
     partial_.finish_struct();
+  };
+  if (plan_.sort_partials) {
+    buffer_.grouped(order_, key_end_);
+    size_t at = 0;
+    for (size_t k = 0; k < key_end_.size(); ++k) {
+      const std::string_view key = buffer_.key(static_cast<uint32_t>(k));
+      for (; at < key_end_[k]; ++at) write(order_[at], key);
+    }
+  } else {
+    for (uint32_t slot = 0; slot < slots; ++slot) write(slot, buffer_.key(buffer_.key_id(slot)));
   }
   stats_.partials_out += static_cast<int64_t>(slots);
   auto out = std::make_unique<ArrowArray>();
@@ -219,29 +201,6 @@ void LocalAggregator::flush() {
   ready_.push_back(std::move(out));
   buffer_.clear();
   for (auto& agg : aggs_) agg->clear();
-}
-
-// Links the slots made by the last chunk into their key's chain (sort_partials): a second
-// hash map, key -> chain, probed with prefetch like the first.
-void LocalAggregator::chain_new_slots() {
-  const size_t n = new_slots_.size();
-  key_hashes_.resize(n);
-  for (size_t j = 0; j < n; ++j) key_hashes_[j] = hash_bytes(buffer_.key_of(new_slots_[j]));
-  constexpr size_t kAhead = 16;
-  for (size_t j = 0; j < n; ++j) {
-    if (j + kAhead < n) key_ids_.prefetch(key_hashes_[j + kAhead]);
-    const uint32_t slot = new_slots_[j];
-    next_slot_.push_back(kNoSlot);
-    const uint32_t id = key_ids_.find_or_insert(buffer_.key_of(slot), 0, key_hashes_[j]);
-    if (id == key_head_.size()) {
-      key_head_.push_back(slot);
-      key_tail_.push_back(slot);
-    } else {
-      next_slot_[key_tail_[id]] = slot;
-      key_tail_[id] = slot;
-    }
-  }
-  new_slots_.clear();
 }
 
 std::unique_ptr<ArrowArray> LocalAggregator::take() {

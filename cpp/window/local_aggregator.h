@@ -11,10 +11,10 @@
 #include "arrow/builder.h"
 #include "arrow/c_data.h"
 #include "arrow/type.h"
-#include "bundle/bundle_buffer.h"
 #include "window/local_aggs.h"
 #include "window/plan.h"
 #include "window/slice_assigner.h"
+#include "window/slice_table.h"
 
 namespace sliceflow::window {
 
@@ -51,7 +51,6 @@ class LocalAggregator {
 
  private:
   void flush();
-  void chain_new_slots();
   void check_types(const arrow::ColumnView& input) const;
 
   Plan plan_;
@@ -59,21 +58,13 @@ class LocalAggregator {
   size_t input_columns_;
   std::unique_ptr<arrow::Type> partial_type_;
   arrow::ColumnBuilder partial_;
-  bundle::BundleBuffer buffer_;
+  SliceTable buffer_;
   std::vector<std::unique_ptr<LocalAgg>> aggs_;
   std::vector<int> first_column_;  // per aggregate, its first partial column
   std::vector<uint32_t> slots_;
   std::vector<uint64_t> hashes_;
-  std::vector<uint32_t> order_;       // flush: the order slots are written in
-  // sort_partials: each key's slots chained in the order they were made, so that a flush can
-  // write them grouped by key without sorting (rows mostly come in time order).
-  static constexpr uint32_t kNoSlot = 0xFFFFFFFFu;
-  bundle::BundleBuffer key_ids_;
-  std::vector<uint32_t> key_head_;
-  std::vector<uint32_t> key_tail_;
-  std::vector<uint32_t> next_slot_;
-  std::vector<uint32_t> new_slots_;
-  std::vector<uint64_t> key_hashes_;
+  std::vector<uint32_t> order_;   // flush (sort_partials): the slots grouped by key
+  std::vector<size_t> key_end_;   // and where each key's slots end in order_
   std::vector<int64_t> times_;         // per row of the batch: event time
   std::vector<int64_t> slice_starts_;  // and slice start
   int64_t rows_in_bundle_ = 0;
