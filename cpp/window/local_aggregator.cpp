@@ -187,10 +187,24 @@ void LocalAggregator::flush() {
   };
   if (plan_.sort_partials) {
     buffer_.grouped(order_, key_end_);
+    arrays_.clear();
+    arrays_.push_back({buffer_.slices(), sizeof(int64_t)});
+    for (const auto& agg : aggs_) agg->export_arrays(arrays_);
+    // Slots of one key were made far apart when a key has one row per slice: each is a
+    // cache miss per array, so loads start this many slots ahead.
+    constexpr size_t kAhead = 8;
     size_t at = 0;
     for (size_t k = 0; k < key_end_.size(); ++k) {
       const std::string_view key = buffer_.key(static_cast<uint32_t>(k));
-      for (; at < key_end_[k]; ++at) write(order_[at], key);
+      for (; at < key_end_[k]; ++at) {
+        if (at + kAhead < slots) {
+          const size_t ahead = order_[at + kAhead];
+          for (const SlotArray& a : arrays_) {
+            __builtin_prefetch(static_cast<const char*>(a.base) + ahead * a.stride);
+          }
+        }
+        write(order_[at], key);
+      }
     }
   } else {
     for (uint32_t slot = 0; slot < slots; ++slot) write(slot, buffer_.key(buffer_.key_id(slot)));

@@ -30,6 +30,9 @@ class CountLocal final : public LocalAgg {
       if (slots[i] != kSkipRow && !arg->is_null(i)) ++n_[slots[i]];
     }
   }
+  void export_arrays(std::vector<SlotArray>& out) const override {
+    out.push_back({n_.data(), sizeof(int64_t)});
+  }
   void export_slot(uint32_t slot, ColumnBuilder* const* out) override {
     out[0]->append_fixed<int64_t>(n_[slot]);
   }
@@ -71,6 +74,10 @@ class SumLocal final : public LocalAgg {
         }
       }
     }
+  }
+  void export_arrays(std::vector<SlotArray>& out) const override {
+    out.push_back({s_.data(), sizeof(Sum)});
+    out.push_back({n_.data(), sizeof(int64_t)});
   }
   void export_slot(uint32_t slot, ColumnBuilder* const* out) override {
     if constexpr (std::is_same_v<Sum, double>) {
@@ -136,6 +143,11 @@ class ExtremeLocal final : public LocalAgg {
       }
     }
   }
+  void export_arrays(std::vector<SlotArray>& out) const override {
+    out.push_back({v_.data(), sizeof(typename V::T)});
+    out.push_back({has_.data(), 1});
+    if (ByTime) out.push_back({t_.data(), sizeof(int64_t)});
+  }
   void export_slot(uint32_t slot, ColumnBuilder* const* out) override {
     if (!has_[slot]) {
       out[0]->append_null();
@@ -200,6 +212,10 @@ class DistinctLocal final : public LocalAgg {
     order_.resize(values_.size());
     std::vector<uint32_t> at(begin_.begin(), begin_.end() - 1);
     for (uint32_t id = 0; id < values_.size(); ++id) order_[at[static_cast<size_t>(values_.slice(id))]++] = id;
+  }
+  // Its entries are grouped by slot at prepare_export, and read in that order.
+  void export_arrays(std::vector<SlotArray>& out) const override {
+    out.push_back({begin_.data(), sizeof(uint32_t)});
   }
   void export_slot(uint32_t slot, ColumnBuilder* const* out) override {
     ColumnBuilder& values = out[0]->child(0);

@@ -15,6 +15,12 @@ namespace sliceflow::window {
 
 constexpr uint32_t kSkipRow = 0xFFFFFFFFu;
 
+// An array indexed by slot: its first element and the bytes per slot.
+struct SlotArray {
+  const void* base;
+  size_t stride;
+};
+
 class LocalAgg {
  public:
   virtual ~LocalAgg() = default;
@@ -26,6 +32,9 @@ class LocalAgg {
                       int64_t begin, int64_t end) = 0;
   // Called once before the slots are exported (in any order).
   virtual void prepare_export(size_t /*slots*/) {}
+  // Adds the arrays export_slot reads a slot's accumulators from: a flush writes slots in
+  // key order, at random places of the arrays, and loads them a few slots ahead.
+  virtual void export_arrays(std::vector<SlotArray>& out) const = 0;
   // Appends slot's partial columns to out[0], out[1], ...
   virtual void export_slot(uint32_t slot, arrow::ColumnBuilder* const* out) = 0;
   virtual void clear() = 0;

@@ -63,6 +63,7 @@ class SliceTable {
   size_t size() const { return slot_key_.size(); }
   size_t num_keys() const { return keys_.size(); }
   int64_t slice(uint32_t slot) const { return slice_[slot]; }
+  const int64_t* slices() const { return slice_.data(); }
   uint32_t key_id(uint32_t slot) const { return slot_key_[slot]; }
   std::string_view key(uint32_t id) const {
     return {key_chars(keys_[id].begin), static_cast<size_t>(keys_[id].size)};
