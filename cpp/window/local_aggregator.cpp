@@ -93,70 +93,71 @@ bool LocalAggregator::add(const ArrowSchema& schema, const ArrowArray& array) {
   }
   const int64_t rows = input.length();
   stats_.rows_in += rows;
-  const auto n = static_cast<size_t>(rows);
 
-  // Slice of every row; rows without a time (or outside the time line) are left out.
   const ColumnView& time = input.child(static_cast<size_t>(plan_.num_keys));
-  times_.resize(n);
-  slice_starts_.resize(n);
-  slots_.resize(n);
-  int64_t* ts = times_.data();
-  int64_t* slice = slice_starts_.data();
-  const bool cumulate = plan_.kind == WindowKind::Cumulate;
-  for (size_t i = 0; i < n; ++i) {
-    const auto row = static_cast<int64_t>(i);
-    if (time.is_null(row)) {
-      slots_[i] = kSkipRow;
-      ++stats_.rows_null_time;
-      continue;
-    }
-    ts[i] = time.i64(row);
-    if (!assigner_.slice_start64(ts[i], &slice[i])) {
-      slots_[i] = kSkipRow;
-      ++stats_.rows_out_of_range;
-      continue;
-    }
-    if (has_late_floor_) {
-      const int128 late = assigner_.windows_ending_by(slice[i], late_floor_, cumulate);
-      if (late > 0) {
-        stats_.late_row_windows += static_cast<int64_t>(late);
-        if (assigner_.last_window_end(slice[i], cumulate) <= late_floor_) {
-          slots_[i] = kSkipRow;
-          ++stats_.rows_late;
-          continue;
-        }
-      }
-    }
-    slots_[i] = 0;
-  }
-
-  // Keys, then one hash-map probe per row, then each aggregate folds the rows: a chunk at a
-  // time, so that the per-row arrays stay in the cache between the passes.
   std::vector<const ColumnView*> key_columns;
   for (int k = 0; k < plan_.num_keys; ++k) key_columns.push_back(&input.child(static_cast<size_t>(k)));
   KeyEncoder keys(std::move(key_columns));
-  hashes_.resize(n);
+  // A chunk of rows at a time, each step a pass over the chunk: slices, keys, one hash-map
+  // probe per row, then each aggregate folds the rows. The per-row arrays are one chunk long,
+  // so that they stay in the cache between the passes (and a large batch does not allocate
+  // fresh pages for them).
   constexpr int64_t kChunk = 4096;
   constexpr size_t kAhead = 16;
+  times_.resize(kChunk);
+  slice_starts_.resize(kChunk);
+  slots_.resize(kChunk);
+  hashes_.resize(kChunk);
+  int64_t* ts = times_.data();
+  int64_t* slice = slice_starts_.data();
+  uint32_t* slots = slots_.data();
+  uint64_t* hashes = hashes_.data();
+  const bool cumulate = plan_.kind == WindowKind::Cumulate;
   for (int64_t begin = 0; begin < rows; begin += kChunk) {
     const int64_t end = std::min(rows, begin + kChunk);
-    const auto b = static_cast<size_t>(begin);
-    const auto e = static_cast<size_t>(end);
-    keys.encode(begin, end);
-    for (size_t i = b; i < e; ++i) {
-      if (slots_[i] == kSkipRow) continue;
-      hashes_[i] = hash_bytes(keys.key(static_cast<int64_t>(i)));
+    const auto n = static_cast<size_t>(end - begin);
+    // Slice of every row; rows without a time (or outside the time line) are left out.
+    for (size_t j = 0; j < n; ++j) {
+      const auto row = begin + static_cast<int64_t>(j);
+      if (time.is_null(row)) {
+        slots[j] = kSkipRow;
+        ++stats_.rows_null_time;
+        continue;
+      }
+      ts[j] = time.i64(row);
+      if (!assigner_.slice_start64(ts[j], &slice[j])) {
+        slots[j] = kSkipRow;
+        ++stats_.rows_out_of_range;
+        continue;
+      }
+      if (has_late_floor_) {
+        const int128 late = assigner_.windows_ending_by(slice[j], late_floor_, cumulate);
+        if (late > 0) {
+          stats_.late_row_windows += static_cast<int64_t>(late);
+          if (assigner_.last_window_end(slice[j], cumulate) <= late_floor_) {
+            slots[j] = kSkipRow;
+            ++stats_.rows_late;
+            continue;
+          }
+        }
+      }
+      slots[j] = 0;
     }
-    for (size_t i = b; i < e; ++i) {
-      if (i + kAhead < e) buffer_.prefetch(hashes_[i + kAhead]);
-      if (slots_[i] == kSkipRow) continue;
-      slots_[i] = buffer_.find_or_insert(keys.key(static_cast<int64_t>(i)), hashes_[i], slice[i]);
+    keys.encode(begin, end);
+    for (size_t j = 0; j < n; ++j) {
+      if (slots[j] == kSkipRow) continue;
+      hashes[j] = hash_bytes(keys.key(begin + static_cast<int64_t>(j)));
+    }
+    for (size_t j = 0; j < n; ++j) {
+      if (j + kAhead < n) buffer_.prefetch(hashes[j + kAhead]);
+      if (slots[j] == kSkipRow) continue;
+      slots[j] = buffer_.find_or_insert(keys.key(begin + static_cast<int64_t>(j)), hashes[j], slice[j]);
     }
     for (size_t a = 0; a < aggs_.size(); ++a) {
       const int arg = plan_.aggs[a].arg;
       aggs_[a]->grow(buffer_.size());
-      aggs_[a]->update(arg < 0 ? nullptr : &input.child(static_cast<size_t>(arg)), ts,
-                       slots_.data(), begin, end);
+      aggs_[a]->update(arg < 0 ? nullptr : &input.child(static_cast<size_t>(arg)), ts, slots,
+                       begin, end);
     }
   }
 

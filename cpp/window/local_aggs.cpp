@@ -22,12 +22,12 @@ class CountLocal final : public LocalAgg {
               int64_t end) override {
     if (arg == nullptr || !arg->may_have_nulls()) {
       for (int64_t i = begin; i < end; ++i) {
-        if (slots[i] != kSkipRow) ++n_[slots[i]];
+        if (slots[i - begin] != kSkipRow) ++n_[slots[i - begin]];
       }
       return;
     }
     for (int64_t i = begin; i < end; ++i) {
-      if (slots[i] != kSkipRow && !arg->is_null(i)) ++n_[slots[i]];
+      if (slots[i - begin] != kSkipRow && !arg->is_null(i)) ++n_[slots[i - begin]];
     }
   }
   void export_arrays(std::vector<SlotArray>& out) const override {
@@ -59,7 +59,7 @@ class SumLocal final : public LocalAgg {
               int64_t end) override {
     const bool nulls = arg->may_have_nulls();
     for (int64_t i = begin; i < end; ++i) {
-      const uint32_t slot = slots[i];
+      const uint32_t slot = slots[i - begin];
       if (slot == kSkipRow || (nulls && arg->is_null(i))) continue;
       ++n_[slot];
       if constexpr (std::is_same_v<Sum, double>) {
@@ -127,10 +127,10 @@ class ExtremeLocal final : public LocalAgg {
               int64_t end) override {
     const bool nulls = arg->may_have_nulls();
     for (int64_t i = begin; i < end; ++i) {
-      const uint32_t slot = slots[i];
+      const uint32_t slot = slots[i - begin];
       if (slot == kSkipRow || (nulls && arg->is_null(i))) continue;
       const auto x = V::read(*arg, i);
-      if (!has_[slot] || better(x, ByTime ? ts[i] : 0, slot)) {
+      if (!has_[slot] || better(x, ByTime ? ts[i - begin] : 0, slot)) {
         if constexpr (kOwnsBytes) {
           const size_t before = v_[slot].capacity();
           V::assign(v_[slot], x);
@@ -138,7 +138,7 @@ class ExtremeLocal final : public LocalAgg {
         } else {
           V::assign(v_[slot], x);
         }
-        if (ByTime) t_[slot] = ts[i];
+        if (ByTime) t_[slot] = ts[i - begin];
         has_[slot] = 1;
       }
     }
@@ -195,7 +195,7 @@ class DistinctLocal final : public LocalAgg {
     const bool nulls = arg->may_have_nulls();
     char scratch[16];
     for (int64_t i = begin; i < end; ++i) {
-      const uint32_t slot = slots[i];
+      const uint32_t slot = slots[i - begin];
       if (slot == kSkipRow || (nulls && arg->is_null(i))) continue;
       const std::string_view b = V::bytes(V::read(*arg, i), scratch);
       const uint64_t h = hash_key_slice(b, slot);

@@ -26,8 +26,9 @@ class LocalAgg {
   virtual ~LocalAgg() = default;
   // Room for slots [0, slots).
   virtual void grow(size_t slots) = 0;
-  // Folds rows [begin, end) of a batch into their slots; slots[i] == kSkipRow leaves row i
-  // out. `arg` is the argument column (null for count(*)), `ts` the rows' event times.
+  // Folds rows [begin, end) of a batch into their slots; slots[i - begin] == kSkipRow leaves
+  // row i out. `arg` is the argument column (null for count(*)), `ts[i - begin]` row i's
+  // event time.
   virtual void update(const arrow::ColumnView* arg, const int64_t* ts, const uint32_t* slots,
                       int64_t begin, int64_t end) = 0;
   // Called once before the slots are exported (in any order).
