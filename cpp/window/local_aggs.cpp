@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include "bundle/bundle_buffer.h"
+#include "bundle/huge_pages.h"
 #include "window/decimal_math.h"
 #include "window/key_codec.h"
 #include "window/values.h"
@@ -41,7 +42,7 @@ class CountLocal final : public LocalAgg {
   int num_columns() const override { return 1; }
 
  private:
-  std::vector<int64_t> n_;
+  bundle::HugeVector<int64_t> n_;
 };
 
 // sum/avg partials: (sum, non-null count). Integers sum exactly in 128 bits; decimals too,
@@ -108,9 +109,9 @@ class SumLocal final : public LocalAgg {
 
  private:
   bool decimal_;
-  std::vector<Sum> s_;
-  std::vector<int64_t> n_;
-  std::vector<uint8_t> overflow_;
+  bundle::HugeVector<Sum> s_;
+  bundle::HugeVector<int64_t> n_;
+  bundle::HugeVector<uint8_t> overflow_;
 };
 
 // min / max (`Last` false) and first_value / last_value (`ByTime` true): one value per slot,
@@ -179,9 +180,9 @@ class ExtremeLocal final : public LocalAgg {
     return Max ? V::less(cur, x) : V::less(x, cur);
   }
   static constexpr bool kOwnsBytes = std::is_same_v<typename V::T, std::string>;
-  std::vector<typename V::T> v_;
-  std::vector<uint8_t> has_;
-  std::vector<int64_t> t_;
+  bundle::HugeVector<typename V::T> v_;
+  bundle::HugeVector<uint8_t> has_;
+  bundle::HugeVector<int64_t> t_;
   size_t heap_bytes_ = 0;  // string values' own bytes (beyond the small-string buffer)
 };
 
@@ -240,9 +241,9 @@ class DistinctLocal final : public LocalAgg {
 
  private:
   bundle::BundleBuffer values_;
-  std::vector<int64_t> counts_;
-  std::vector<uint32_t> begin_;
-  std::vector<uint32_t> order_;
+  bundle::HugeVector<int64_t> counts_;
+  bundle::HugeVector<uint32_t> begin_;
+  bundle::HugeVector<uint32_t> order_;
 };
 
 template <typename V>
