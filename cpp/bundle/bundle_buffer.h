@@ -1,7 +1,8 @@
-// The local phase's bundle buffer: an open-addressing hash map from (key bytes, slice start)
-// to a dense slot number. Accumulators live in per-aggregate arrays indexed by slot, so a
-// batch is folded column by column; the buffer is emptied at each flush (Flink's
-// MapBundle, bounded by table.exec.mini-batch.size).
+// An open-addressing hash map from (key bytes, an int64) to a dense slot number: the
+// changelog kernel's bundle of keys, count_distinct's value maps. Accumulators
+// live in arrays indexed by slot; the buffer is emptied at each flush (Flink's MapBundle,
+// bounded by table.exec.mini-batch.size). The window local phase, whose rows come in time
+// order, uses window/slice_table.h instead.
 #pragma once
 
 #include <cstdint>
