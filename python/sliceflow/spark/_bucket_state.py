@@ -28,7 +28,6 @@ __all__ = [
     "STATE_NAME",
     "BucketProcessor",
     "pack_by_bucket",
-    "payloads_by_bucket",
 ]
 
 #: The name of the value state that holds a bucket's blob.
@@ -53,7 +52,9 @@ PACKED_SCHEMA = pa.schema(
 )
 
 
-def payloads_by_bucket(buckets: np.ndarray, rows: pa.RecordBatch) -> tuple[np.ndarray, list[bytes]]:
+def _payloads_by_bucket(
+    buckets: np.ndarray, rows: pa.RecordBatch
+) -> tuple[np.ndarray, list[bytes]]:
     """The distinct ``buckets`` (ascending) and, for each, its ``rows`` (in their order) as an
     Arrow IPC message."""
     order = np.argsort(buckets, kind="stable")  # a bucket's rows keep their arrival order
@@ -68,13 +69,18 @@ def payloads_by_bucket(buckets: np.ndarray, rows: pa.RecordBatch) -> tuple[np.nd
     return sorted_buckets[starts], payloads
 
 
-def pack_by_bucket(deltas: pa.RecordBatch, labels: np.ndarray) -> pa.RecordBatch:
-    """One row per bucket of ``deltas``: the bucket's label (``labels[bucket]``, see
-    ``_bucket_labels``) and its delta rows (in their order) as an IPC message."""
-    buckets, payloads = payloads_by_bucket(deltas.column(0).to_numpy(), deltas)
+def pack_by_bucket(
+    buckets: np.ndarray,
+    rows: pa.RecordBatch,
+    labels: np.ndarray,
+    schema: pa.Schema = PACKED_SCHEMA,
+) -> pa.RecordBatch:
+    """One row per bucket of ``rows`` (row i is in bucket ``buckets[i]``), as ``schema``: the
+    bucket's label (``labels[bucket]``, see ``_bucket_labels``) and its rows (in their order)
+    as an IPC message. Both streaming operators ship their rows to the state this way."""
+    ids, payloads = _payloads_by_bucket(buckets, rows)
     return pa.RecordBatch.from_arrays(
-        [pa.array(labels[buckets], pa.int32()), pa.array(payloads, pa.binary())],
-        schema=PACKED_SCHEMA,
+        [pa.array(labels[ids], pa.int32()), pa.array(payloads, pa.binary())], schema=schema
     )
 
 

@@ -170,7 +170,7 @@ def changelog_agg(
 
     def encode_packed_fn(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for deltas in encode_fn(batches):
-            yield pack_by_bucket(deltas, labels)
+            yield pack_by_bucket(deltas.column(0).to_numpy(), deltas, labels)
 
     encode_fn.__name__ = "changelog_agg_encode"
     encode_packed_fn.__name__ = "changelog_agg_encode"

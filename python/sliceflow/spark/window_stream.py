@@ -39,7 +39,7 @@ from pyspark.sql.streaming.stateful_processor import StatefulProcessor, Stateful
 from sliceflow._window_plan import WindowPlan
 from sliceflow._window_stream import BucketState, advance, read_table, write_table
 from sliceflow.spark._bucket_labels import bucket_labels
-from sliceflow.spark._bucket_state import payloads_by_bucket
+from sliceflow.spark._bucket_state import pack_by_bucket
 from sliceflow.spark.window_agg import _quote, _spark_struct
 from sliceflow.window import conform
 
@@ -107,11 +107,7 @@ def pack_rows(
             continue
         rows = conform(batch.drop_columns([batch.schema.names[0]]), schema)
         buckets_of_rows = batch.column(0).to_numpy(zero_copy_only=False)
-        ids, payloads = payloads_by_bucket(buckets_of_rows, rows)
-        yield pa.RecordBatch.from_arrays(
-            [pa.array(labels[ids], pa.int32()), pa.array(payloads, pa.binary())],
-            schema=PACKED_SCHEMA,
-        )
+        yield pack_by_bucket(buckets_of_rows, rows, labels, PACKED_SCHEMA)
     yield pa.RecordBatch.from_arrays(
         [pa.array(labels, pa.int32()), pa.array([b""] * len(labels), pa.binary())],
         schema=PACKED_SCHEMA,
