@@ -536,6 +536,30 @@ def test_large_output_buffers_are_reused_without_mixing_batches():
     assert rows_of(again) == inputs[2][1]
 
 
+@pytest.mark.parametrize("sep", ["\r", "\n", "\r\n"])
+@pytest.mark.parametrize("block_size", [1, 7, 1 << 16])
+def test_iter_ndjson_every_split_point_with_cr_lf_and_crlf(tmp_path, sep, block_size):
+    """Three splits cut at every pair of bytes of a small file: each line read once. A split
+    that ends inside a line reads that line's tail only up to its CR; reading on to the next
+    LF (what a binary readline does) read the following lines twice."""
+    docs = [(i, "p" * (i * 5 % 7)) for i in range(4)]
+    text = sep.join(json.dumps({"a": a, "s": s}) for a, s in docs)
+    path = tmp_path / "x.json"
+    path.write_bytes(text.encode())
+    size = len(text.encode())
+    for first in range(size + 1):
+        for second in range(first, size + 1):
+            got = []
+            for start, end in ((0, first), (first, second), (second, size)):
+                for batch in sj.iter_ndjson(
+                    path, "a INT, s STRING", start=start, end=end, block_size=block_size
+                ):
+                    got.extend(
+                        zip(batch.column(0).to_pylist(), batch.column(1).to_pylist(), strict=True)
+                    )
+            assert got == docs, f"splits cut at bytes {first} and {second}"
+
+
 @settings(max_examples=200, deadline=None)
 @given(
     st.lists(

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import Any, BinaryIO
 
 import pyarrow as pa
 
@@ -133,6 +133,24 @@ def decode_to_struct(
     return session.finish_struct()
 
 
+def _read_through_line_end(f: BinaryIO, chunk: int = 1 << 16) -> bytes:
+    """Reads up to and including the next CR or LF (or to the end of the file).
+
+    ``readline`` of a binary file stops only at LF, so with CR line ends it would read on
+    into lines that belong to the next split.
+    """
+    parts = []
+    while block := f.read(chunk):
+        lf, cr = block.find(b"\n"), block.find(b"\r")
+        stop = min(i for i in (lf, cr) if i >= 0) if lf >= 0 or cr >= 0 else -1
+        if stop >= 0:
+            parts.append(block[: stop + 1])
+            f.seek(stop + 1 - len(block), os.SEEK_CUR)
+            break
+        parts.append(block)
+    return b"".join(parts)
+
+
 def iter_ndjson(
     path: str | os.PathLike,
     schema: SchemaLike,
@@ -159,7 +177,7 @@ def iter_ndjson(
             # A line belongs to the split it starts in: skip the one straddling `start`.
             f.seek(start - 1)
             if f.read(1) not in (b"\n", b"\r"):
-                f.readline()
+                _read_through_line_end(f)
             pos = f.tell()
         # One buffer for the whole split: the unfinished last line of a block moves to its
         # front and the next block is read in after it, so the text is copied once (by the
@@ -179,7 +197,7 @@ def iter_ndjson(
             filled = carry + got
             if pos >= end:
                 if buf[filled - 1] not in (0x0A, 0x0D):
-                    tail = f.readline()  # the last line that starts inside the split
+                    tail = _read_through_line_end(f)  # the last line starting in the split
                     buf[filled : filled + len(tail)] = tail
                     filled += len(tail)
                 cut = filled
