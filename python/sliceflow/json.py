@@ -44,7 +44,7 @@ __all__ = [
 DocumentsLike = pa.Array | pa.ChunkedArray | bytes | bytearray | memoryview
 
 #: Bytes read from a file per decoding step in :func:`iter_ndjson` (memory stays bounded by it).
-DEFAULT_BLOCK_SIZE = 16 << 20
+DEFAULT_BLOCK_SIZE = 8 << 20
 
 
 class _Session:
@@ -202,7 +202,10 @@ def iter_ndjson(
                     filled += len(tail)
                 cut = filled
             else:
-                cut = max(buf.rfind(b"\n", 0, filled), buf.rfind(b"\r", 0, filled)) + 1
+                # A CR is looked for only after the last LF: LF files have none, and a search
+                # over the whole block would read it a second time.
+                lf = buf.rfind(b"\n", 0, filled)
+                cut = max(lf, buf.rfind(b"\r", lf + 1, filled)) + 1
                 if cut == 0:
                     carry = filled
                     continue
