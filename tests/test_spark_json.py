@@ -81,6 +81,37 @@ def test_nexmark_from_json_and_data_source_equal_spark(spark, tmp_path):
     assert_same_rows(source, spark.read.schema(BID_DDL).json(folder))
 
 
+def test_data_source_splits_files_with_cr_and_crlf_line_ends(spark, tmp_path):
+    """Lines end in CR, CRLF or LF (Hadoop's line reader takes all three): with splits cut
+    inside lines, every line is read once, as spark.read.json reads them."""
+    source_folder = tmp_path / "lf"
+    write_bids(str(source_folder), 6_000, files=1)
+    lines = next(source_folder.glob("*.json")).read_bytes().splitlines()
+    folder = tmp_path / "mixed"
+    folder.mkdir()
+    # Spaces in the first document move a line start to byte 100,000 exactly: the third split
+    # starts there, after a CR, while the first ends inside a line. A reader that takes only LF
+    # as a line end reads on from the first split's end through the third split's lines.
+    cr_lines = lines[:2_000]
+    starts = [0]
+    for line in cr_lines[:-1]:
+        starts.append(starts[-1] + len(line) + 1)
+    pad = 100_000 - max(x for x in starts if x <= 100_000)
+    cr_lines[0] = cr_lines[0][:1] + b" " * pad + cr_lines[0][1:]
+    cr_text = b"\r".join(cr_lines)
+    assert cr_text[99_999:100_000] == b"\r" and cr_text[49_999:50_000] != b"\r"
+    (folder / "cr.json").write_bytes(cr_text)
+    (folder / "crlf.json").write_bytes(b"\r\n".join(lines[2_000:4_000]) + b"\r\n")
+    (folder / "mixed.json").write_bytes(
+        b"".join(line + (b"\r", b"\n", b"\r\n")[i % 3] for i, line in enumerate(lines[4_000:]))
+    )
+    reader = spark.read.format("sliceflow.json").option("maxPartitionBytes", "50000")
+    ours = reader.schema(BID_DDL).load(str(folder))
+    assert ours.rdd.getNumPartitions() > 6
+    assert ours.count() == 6_000
+    assert_same_rows(ours, spark.read.schema(BID_DDL).json(str(folder)))
+
+
 def test_data_source_takes_session_settings_at_register(spark, tmp_path):
     path = tmp_path / "t.json"
     path.write_text('{"t": "2026-11-23 10:00:00"}\n')
