@@ -28,6 +28,7 @@ __all__ = [
     "STATE_NAME",
     "BucketProcessor",
     "pack_by_bucket",
+    "unpack",
 ]
 
 #: The name of the value state that holds a bucket's blob.
@@ -40,14 +41,15 @@ def _to_pandas(batch: pa.RecordBatch) -> pd.DataFrame:
     return batch.to_pandas(types_mapper=pd.ArrowDtype)
 
 
-#: What the stateful operator receives: per bucket, the delta rows of one encoder batch as one
-#: Arrow IPC message. transformWithStateInPandas hands its input over as pandas, which cannot
-#: tell NaN from null in a float column nor keep a 64-bit integer column with nulls exact; a
-#: bytes column goes through unchanged (and is far cheaper to convert than row values).
+#: What both streaming operators' stateful step receives: per bucket, its rows of one input
+#: batch as one Arrow IPC message. transformWithStateInPandas hands its input over as pandas,
+#: which cannot tell NaN from null in a float column nor keep a 64-bit integer column with
+#: nulls exact; a bytes column goes through unchanged (and is far cheaper to convert than row
+#: values).
 PACKED_SCHEMA = pa.schema(
     [
         pa.field("__bucket", pa.int32(), nullable=False),
-        pa.field("__deltas", pa.binary(), nullable=False),
+        pa.field("__rows", pa.binary(), nullable=False),
     ]
 )
 
@@ -69,29 +71,28 @@ def _payloads_by_bucket(
     return sorted_buckets[starts], payloads
 
 
-def pack_by_bucket(
-    buckets: np.ndarray,
-    rows: pa.RecordBatch,
-    labels: np.ndarray,
-    schema: pa.Schema = PACKED_SCHEMA,
-) -> pa.RecordBatch:
-    """One row per bucket of ``rows`` (row i is in bucket ``buckets[i]``), as ``schema``: the
+def pack_by_bucket(buckets: np.ndarray, rows: pa.RecordBatch, labels: np.ndarray) -> pa.RecordBatch:
+    """One row per bucket of ``rows`` (row i is in bucket ``buckets[i]``), as PACKED_SCHEMA: the
     bucket's label (``labels[bucket]``, see ``_bucket_labels``) and its rows (in their order)
     as an IPC message. Both streaming operators ship their rows to the state this way."""
     ids, payloads = _payloads_by_bucket(buckets, rows)
     return pa.RecordBatch.from_arrays(
-        [pa.array(labels[ids], pa.int32()), pa.array(payloads, pa.binary())], schema=schema
+        [pa.array(labels[ids], pa.int32()), pa.array(payloads, pa.binary())],
+        schema=PACKED_SCHEMA,
     )
 
 
-def _unpack(frame: pd.DataFrame, schema: pa.Schema) -> Iterator[pa.RecordBatch]:
+def unpack(frame: pd.DataFrame, schema: pa.Schema, operator: str) -> Iterator[pa.RecordBatch]:
+    """The batches (as ``schema``) packed in the rows of ``frame``; empty payloads (a bucket's
+    wake-up call) give none."""
     # Spark hands the columns over by position (named _0, _1, ...): bucket, then the payload.
     if frame.shape[1] != len(PACKED_SCHEMA):
         raise ValueError(
-            f"changelog_agg: expected {len(PACKED_SCHEMA)} columns, Spark passed {frame.shape[1]}"
+            f"{operator}: expected {len(PACKED_SCHEMA)} columns, Spark passed {frame.shape[1]}"
         )
     for payload in frame.iloc[:, 1]:
-        yield pa.ipc.read_record_batch(pa.py_buffer(payload), schema)
+        if len(payload):
+            yield pa.ipc.read_record_batch(pa.py_buffer(payload), schema)
 
 
 class BucketProcessor(StatefulProcessor):
@@ -116,7 +117,7 @@ class BucketProcessor(StatefulProcessor):
             phase.load(bytes(value[0]))
         delta_schema = self._cp.delta_schema
         for frame in rows:
-            for batch in _unpack(frame, delta_schema):
+            for batch in unpack(frame, delta_schema, "changelog_agg"):
                 for out in phase.add(batch):
                     yield _to_pandas(out)
         for out in phase.end_bundle():

@@ -39,7 +39,7 @@ from pyspark.sql.streaming.stateful_processor import StatefulProcessor, Stateful
 from sliceflow._window_plan import WindowPlan
 from sliceflow._window_stream import BucketState, advance, read_table, write_table
 from sliceflow.spark._bucket_labels import bucket_labels
-from sliceflow.spark._bucket_state import pack_by_bucket
+from sliceflow.spark._bucket_state import PACKED_SCHEMA, pack_by_bucket, unpack
 from sliceflow.spark.window_agg import _quote, _spark_struct
 from sliceflow.window import conform
 
@@ -75,15 +75,6 @@ _DATA_SCHEMA = T.StructType(
     ]
 )
 
-#: What the stateful operator receives: the rows of one bucket from one input batch as an Arrow
-#: IPC message (pandas would lose NaN/null and exact 64-bit integers; bytes pass unchanged).
-PACKED_SCHEMA = pa.schema(
-    [
-        pa.field("__bucket", pa.int32(), nullable=False),
-        pa.field("__rows", pa.binary(), nullable=False),
-    ]
-)
-
 
 def plan_fingerprint(wp: WindowPlan, emit: str, buckets: int) -> str:
     """Identifies the aggregation a checkpoint's state belongs to."""
@@ -107,7 +98,7 @@ def pack_rows(
             continue
         rows = conform(batch.drop_columns([batch.schema.names[0]]), schema)
         buckets_of_rows = batch.column(0).to_numpy(zero_copy_only=False)
-        yield pack_by_bucket(buckets_of_rows, rows, labels, PACKED_SCHEMA)
+        yield pack_by_bucket(buckets_of_rows, rows, labels)
     yield pa.RecordBatch.from_arrays(
         [pa.array(labels, pa.int32()), pa.array([b""] * len(labels), pa.binary())],
         schema=PACKED_SCHEMA,
@@ -136,17 +127,9 @@ class WindowBucketProcessor(StatefulProcessor):
     def handleInputRows(
         self, key: Any, rows: Iterator[pd.DataFrame], timerValues: Any
     ) -> Iterator[pd.DataFrame]:
-        batches: list[pa.RecordBatch] = []
-        for frame in rows:
-            if frame.shape[1] != len(PACKED_SCHEMA):
-                raise ValueError(
-                    f"window_agg: expected {len(PACKED_SCHEMA)} columns, got {frame.shape[1]}"
-                )
-            for payload in frame.iloc[:, 1]:
-                if len(payload):
-                    batches.append(
-                        pa.ipc.read_record_batch(pa.py_buffer(payload), self._wp.input_schema)
-                    )
+        batches = [
+            batch for frame in rows for batch in unpack(frame, self._wp.input_schema, "window_agg")
+        ]
         yield from self._advance(timerValues.getCurrentWatermarkInMs(), batches, expired=False)
 
     def handleExpiredTimer(
