@@ -283,3 +283,50 @@ def test_ndjson_stream_hands_odd_lines_to_the_line_reader():
         from_bytes = sj.decode(data, schema)
         per_row = sj.decode(pa.array(rows), schema)
         assert from_bytes.equals(per_row), case
+
+
+FLAT = "b BOOLEAN, i INT, l BIGINT, d DOUBLE, str STRING, ts TIMESTAMP, _corrupt_record STRING"
+
+# Tokens near the edges of what the fast path reads in one pass (an object of integers,
+# literals and ASCII strings without escapes); the rest goes to the DOM parse, and either way
+# the rows must be the reference path's.
+flat_values = st.one_of(
+    st.integers(-(10**19), 10**19).map(str),
+    st.sampled_from(
+        ["-0", "0", "00", "-", "-01", "1.0", "1e2", "1E2", "2.", "999999999999999999"]
+        + ["1000000000000000000", "-999999999999999999", "true", "false", "null", "tru"]
+        + ["nulll", "True", "[]", "{}", '"x"', '"2026-11-23 00:02:30.001"', '""', '"\\n"']
+        + ['"\\u00e9"', '"é"', '"\x7f"', '"a\tb"', '"\\""', "1x", '"unterminated']
+    ),
+    st.text(max_size=8).map(json.dumps),
+)
+flat_names = st.sampled_from(
+    ["b", "i", "l", "d", "str", "ts", "_corrupt_record", "unknown", "I", "", "s\\u0074r"]
+)
+spaces = st.sampled_from(["", " ", "\t", "\r\n ", "  "])
+
+
+@st.composite
+def flat_documents(draw) -> str:
+    parts = []
+    for _ in range(draw(st.integers(0, 6))):
+        ws = [draw(spaces) for _ in range(4)]
+        parts.append(f'{ws[0]}"{draw(flat_names)}"{ws[1]}:{ws[2]}{draw(flat_values)}{ws[3]}')
+    body = ",".join(parts)
+    doc = draw(spaces) + "{" + body + draw(st.sampled_from(["}", "}", "}", ",}", "", "}x", "}}"]))
+    return doc + draw(spaces)
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(flat_documents(), min_size=1, max_size=20))
+def test_one_pass_reading_equals_reference_path(docs):
+    array = pa.array(docs, pa.string())
+    fast = sj.decode_to_struct(array, FLAT)
+    reference = sj.decode_to_struct(array, FLAT, options=REFERENCE)
+    assert_same(fast, reference, docs)
+    # The same documents as NDJSON lines (the last one unpadded at the end of the buffer).
+    lines = [d for d in docs if "\n" not in d and "\r" not in d and d.strip(" \t")]
+    if lines:
+        batch = sj.decode("\n".join(lines).encode(), FLAT)
+        per_row = sj.decode_to_struct(pa.array(lines, pa.string()), FLAT, options=REFERENCE)
+        assert_same(pa.StructArray.from_arrays(batch.columns, batch.schema.names), per_row, lines)

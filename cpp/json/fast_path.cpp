@@ -5,6 +5,10 @@
 #include <cstring>
 #include <limits>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "arrow/byte_buffer.h"
 #include "arrow/int128.h"
 
@@ -227,62 +231,8 @@ bool FastPath::within_jackson_limits(std::string_view doc) const {
          !may_exceed_jackson_limits(doc, max_digits);
 }
 
-bool FastPath::decode(std::string_view doc, size_t readable, ColumnBuilder& row) {
-  if (!enabled_) return false;
-  if (!within_jackson_limits(doc)) return false;
-  simdjson::dom::element root;
-  const bool padded = readable >= doc.size() + simdjson::SIMDJSON_PADDING;
-  if (parser_.parse(doc.data(), doc.size(), !padded).get(root) != simdjson::SUCCESS) return false;
-  simdjson::dom::object obj;
-  if (root.get_object().get(obj) != simdjson::SUCCESS) return false;
-  return object(obj, row_type_, row, true);
-}
-
-bool FastPath::object(simdjson::dom::object obj, const Type& type, ColumnBuilder& out, bool is_root) {
-  const int64_t slot = out.length();
-  const size_t n = type.children.size();
-  size_t guess = 0;  // fields mostly arrive in schema order: try the next one first
-  size_t given = 0;  // children with a value for this slot: when all have one, none is null
-  for (const auto field : obj) {
-    const std::string_view key = field.key;
-    int index = -1;
-    if (unique_names_ && guess < n && same_name(type.children[guess]->name, key) &&
-        !(is_root && static_cast<int>(guess) == options_.corrupt_column)) {
-      index = static_cast<int>(guess);
-    } else {
-      for (size_t i = n; i-- > 0;) {
-        if (is_root && static_cast<int>(i) == options_.corrupt_column) continue;
-        if (same_name(type.children[i]->name, key)) {
-          index = static_cast<int>(i);
-          break;
-        }
-      }
-    }
-    if (index < 0) continue;
-    guess = static_cast<size_t>(index) + 1;
-    ColumnBuilder& child = out.child(static_cast<size_t>(index));
-    if (child.length() > slot) {
-      child.truncate(slot);  // a repeated key replaces the value
-    } else {
-      ++given;
-    }
-    if (!value(field.value, *type.children[static_cast<size_t>(index)], child)) return false;
-  }
-  if (given != n) {
-    for (size_t i = 0; i < n; ++i) {
-      if (out.child(i).length() == slot) out.child(i).append_null();
-    }
-  }
-  out.finish_struct();
-  return true;
-}
-
-bool FastPath::value(simdjson::dom::element element, const Type& type, ColumnBuilder& out) {
-  const element_type et = element.type();
-  if (et == element_type::NULL_VALUE) {
-    out.append_null();
-    return true;
-  }
+template <typename Value>
+bool FastPath::scalar(element_type et, const Value& element, const Type& type, ColumnBuilder& out) {
   switch (type.kind) {
     case Kind::Bool:
       if (et != element_type::BOOL) return false;
@@ -378,6 +328,238 @@ bool FastPath::value(simdjson::dom::element element, const Type& type, ColumnBui
       out.append_fixed<int64_t>(micros);
       return true;
     }
+    case Kind::List:
+    case Kind::Struct:
+    case Kind::Map:
+      return false;
+  }
+  return false;
+}
+
+bool FastPath::decode(std::string_view doc, size_t readable, ColumnBuilder& row) {
+  if (!enabled_) return false;
+  if (!within_jackson_limits(doc)) return false;
+  const int64_t slot = row.length();
+  if (scan(doc, readable, row)) return true;
+  row.truncate(slot);
+  simdjson::dom::element root;
+  const bool padded = readable >= doc.size() + simdjson::SIMDJSON_PADDING;
+  if (parser_.parse(doc.data(), doc.size(), !padded).get(root) != simdjson::SUCCESS) return false;
+  simdjson::dom::object obj;
+  if (root.get_object().get(obj) != simdjson::SUCCESS) return false;
+  return object(obj, row_type_, row, true);
+}
+
+int FastPath::field_index(const Type& type, std::string_view key, size_t guess, bool is_root) const {
+  const size_t n = type.children.size();
+  // Fields mostly arrive in schema order: the one after the last is tried first.
+  if (unique_names_ && guess < n && same_name(type.children[guess]->name, key) &&
+      !(is_root && static_cast<int>(guess) == options_.corrupt_column)) {
+    return static_cast<int>(guess);
+  }
+  for (size_t i = n; i-- > 0;) {
+    if (is_root && static_cast<int>(i) == options_.corrupt_column) continue;
+    if (same_name(type.children[i]->name, key)) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+namespace {
+
+inline bool json_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+inline const char* skip_space(const char* p, const char* end) {
+  while (p < end && json_space(*p)) ++p;
+  return p;
+}
+
+inline bool digit(char c) { return c >= '0' && c <= '9'; }
+
+// The closing quote of a string whose content starts at p, or nullptr when an escape, a control
+// character or a non-ASCII byte comes first (the DOM path unescapes and validates those) or
+// the document ends first. Bytes up to readable_end may be loaded (padding), none used past end.
+inline const char* plain_string_end(const char* p, const char* end, const char* readable_end) {
+#if defined(__SSE2__)
+  const __m128i quote = _mm_set1_epi8('"');
+  const __m128i backslash = _mm_set1_epi8('\\');
+  const __m128i space = _mm_set1_epi8(0x20);
+  while (readable_end - p >= 16) {
+    const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    // Signed compare: bytes >= 0x80 are negative, so below ' ' as well.
+    const __m128i stop = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(bytes, quote),
+                                                   _mm_cmpeq_epi8(bytes, backslash)),
+                                      _mm_cmplt_epi8(bytes, space));
+    const int hits = _mm_movemask_epi8(stop);
+    if (hits != 0) {
+      const char* q = p + __builtin_ctz(static_cast<unsigned>(hits));
+      return q < end && *q == '"' ? q : nullptr;
+    }
+    p += 16;
+    if (p >= end) return nullptr;
+  }
+#endif
+  for (; p < end; ++p) {
+    const auto c = static_cast<unsigned char>(*p);
+    if (c == '"') return p;
+    if (c == '\\' || c < 0x20 || c >= 0x80) return nullptr;
+  }
+  return nullptr;
+}
+
+// A scalar read by scan(), with the conversions scalar() applies to a DOM element.
+struct Token {
+  element_type type = element_type::NULL_VALUE;
+  bool boolean = false;
+  int64_t integer = 0;
+  std::string_view text;
+
+  explicit operator bool() const { return boolean; }
+  explicit operator int64_t() const { return integer; }
+  explicit operator double() const { return static_cast<double>(integer); }  // never DOUBLE
+  explicit operator std::string_view() const { return text; }
+};
+
+// An integer of at most 18 digits (always an int64, as simdjson types it) at p; the end of
+// its text, or nullptr for anything else (fractions, exponents, leading zeros, longer runs).
+inline const char* plain_integer(const char* p, const char* end, int64_t& out) {
+  const bool negative = *p == '-';
+  if (negative) ++p;
+  const char* const first = p;
+  uint64_t v = 0;
+  while (p < end && digit(*p)) {
+    v = v * 10 + static_cast<uint64_t>(*p - '0');
+    ++p;
+  }
+  const auto digits = p - first;
+  if (digits == 0 || digits > 18 || (*first == '0' && digits > 1)) return nullptr;
+  if (p < end && (*p == '.' || *p == 'e' || *p == 'E')) return nullptr;
+  out = negative ? -static_cast<int64_t>(v) : static_cast<int64_t>(v);
+  return p;
+}
+
+}  // namespace
+
+bool FastPath::scan(std::string_view doc, size_t readable, ColumnBuilder& row) {
+  const char* p = doc.data();
+  const char* const end = p + doc.size();
+  const char* const readable_end = p + readable;
+  const Type& type = row_type_;
+  const int64_t slot = row.length();
+  const size_t n = type.children.size();
+  size_t guess = 0;
+  size_t given = 0;
+  p = skip_space(p, end);
+  if (p == end || *p != '{') return false;
+  p = skip_space(p + 1, end);
+  if (p != end && *p == '}') {
+    ++p;
+  } else {
+    for (;;) {
+      if (p == end || *p != '"') return false;
+      const char* const key_end = plain_string_end(p + 1, end, readable_end);
+      if (key_end == nullptr) return false;
+      const std::string_view key(p + 1, static_cast<size_t>(key_end - p - 1));
+      p = skip_space(key_end + 1, end);
+      if (p == end || *p != ':') return false;
+      p = skip_space(p + 1, end);
+      if (p == end) return false;
+      Token token;
+      switch (*p) {
+        case '"': {
+          const char* const close = plain_string_end(p + 1, end, readable_end);
+          if (close == nullptr) return false;
+          token.type = element_type::STRING;
+          token.text = std::string_view(p + 1, static_cast<size_t>(close - p - 1));
+          p = close + 1;
+          break;
+        }
+        case 't':
+          if (end - p < 4 || std::memcmp(p, "true", 4) != 0) return false;
+          token.type = element_type::BOOL;
+          token.boolean = true;
+          p += 4;
+          break;
+        case 'f':
+          if (end - p < 5 || std::memcmp(p, "false", 5) != 0) return false;
+          token.type = element_type::BOOL;
+          p += 5;
+          break;
+        case 'n':
+          if (end - p < 4 || std::memcmp(p, "null", 4) != 0) return false;
+          p += 4;
+          break;
+        default:
+          if (*p != '-' && !digit(*p)) return false;  // objects and arrays: the DOM path
+          p = plain_integer(p, end, token.integer);
+          if (p == nullptr) return false;
+          token.type = element_type::INT64;
+          break;
+      }
+      const int index = field_index(type, key, guess, true);
+      if (index >= 0) {
+        guess = static_cast<size_t>(index) + 1;
+        ColumnBuilder& child = row.child(static_cast<size_t>(index));
+        if (child.length() > slot) return false;  // a repeated key
+        ++given;
+        if (token.type == element_type::NULL_VALUE) {
+          child.append_null();
+        } else if (!scalar(token.type, token, *type.children[static_cast<size_t>(index)], child)) {
+          return false;
+        }
+      }
+      p = skip_space(p, end);
+      if (p == end) return false;
+      if (*p == '}') {
+        ++p;
+        break;
+      }
+      if (*p != ',') return false;
+      p = skip_space(p + 1, end);
+    }
+  }
+  if (skip_space(p, end) != end) return false;
+  if (given != n) {
+    for (size_t i = 0; i < n; ++i) {
+      if (row.child(i).length() == slot) row.child(i).append_null();
+    }
+  }
+  row.finish_struct();
+  return true;
+}
+
+bool FastPath::object(simdjson::dom::object obj, const Type& type, ColumnBuilder& out, bool is_root) {
+  const int64_t slot = out.length();
+  const size_t n = type.children.size();
+  size_t guess = 0;
+  size_t given = 0;  // children with a value for this slot: when all have one, none is null
+  for (const auto field : obj) {
+    const int index = field_index(type, field.key, guess, is_root);
+    if (index < 0) continue;
+    guess = static_cast<size_t>(index) + 1;
+    ColumnBuilder& child = out.child(static_cast<size_t>(index));
+    if (child.length() > slot) {
+      child.truncate(slot);  // a repeated key replaces the value
+    } else {
+      ++given;
+    }
+    if (!value(field.value, *type.children[static_cast<size_t>(index)], child)) return false;
+  }
+  if (given != n) {
+    for (size_t i = 0; i < n; ++i) {
+      if (out.child(i).length() == slot) out.child(i).append_null();
+    }
+  }
+  out.finish_struct();
+  return true;
+}
+
+bool FastPath::value(simdjson::dom::element element, const Type& type, ColumnBuilder& out) {
+  const element_type et = element.type();
+  if (et == element_type::NULL_VALUE) {
+    out.append_null();
+    return true;
+  }
+  switch (type.kind) {
     case Kind::List: {
       if (et != element_type::ARRAY) return false;
       ColumnBuilder& elements = out.child(0);
@@ -403,8 +585,9 @@ bool FastPath::value(simdjson::dom::element element, const Type& type, ColumnBui
       out.finish_list();
       return true;
     }
+    default:
+      return scalar(et, element, type, out);
   }
-  return false;
 }
 
 }  // namespace sliceflow::json

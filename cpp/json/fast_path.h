@@ -1,5 +1,6 @@
-// The simdjson fast path: strict, fully validating DOM parse of one document, written
-// straight into the builders. Whenever Spark's answer could differ from the plain reading
+// The fast path: a strict, fully validating parse of one document, written straight into the
+// builders. The common shape (an object of scalars) is read in one pass by scan(); any other
+// document goes through a simdjson DOM parse. Whenever Spark's answer could differ from the plain reading
 // (lenient syntax, a value that fails to convert, numbers whose text matters), it declines
 // and the row is decoded again by SparkConverter.
 #pragma once
@@ -33,7 +34,16 @@ class FastPath {
   bool enabled() const { return enabled_; }
 
  private:
+  // True with the row appended, or false having appended nothing that the caller keeps: the
+  // document is not an object of integers, literals and ASCII strings without escapes, or
+  // repeats a key, and the DOM path decides.
+  bool scan(std::string_view doc, size_t readable, arrow::ColumnBuilder& row);
   bool value(simdjson::dom::element element, const arrow::Type& type, arrow::ColumnBuilder& out);
+  // A non-null scalar of JSON type `et` (a DOM element or a token of scan()) into a column.
+  template <typename Value>
+  bool scalar(simdjson::dom::element_type et, const Value& v, const arrow::Type& type,
+              arrow::ColumnBuilder& out);
+  int field_index(const arrow::Type& type, std::string_view key, size_t guess, bool is_root) const;
   bool object(simdjson::dom::object object, const arrow::Type& type, arrow::ColumnBuilder& out,
               bool is_root);
   bool parse_canonical_timestamp(std::string_view s, int64_t offset_seconds, int64_t& micros);
