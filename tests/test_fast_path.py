@@ -330,3 +330,16 @@ def test_one_pass_reading_equals_reference_path(docs):
         batch = sj.decode("\n".join(lines).encode(), FLAT)
         per_row = sj.decode_to_struct(pa.array(lines, pa.string()), FLAT, options=REFERENCE)
         assert_same(pa.StructArray.from_arrays(batch.columns, batch.schema.names), per_row, lines)
+
+
+def test_one_pass_reading_stops_at_the_end_of_each_document():
+    # Array elements sit back to back in one buffer: a number, string or key cut off at the
+    # end of a document must not run on into the next one.
+    docs = ['{"i": 12', "345}", '{"l": 1234567', "8}", '{"str": "ab', 'c"}', '{"st', 'r": 1}']
+    docs += ['{"l": 12345678}', '{"l": -123456789012345678}', '{"l":1234567}', '{"l": 7']
+    fast, reference = both_paths(docs)
+    assert_same(fast, reference, docs)
+    flat = pa.array(docs, pa.string())
+    fast = sj.decode_to_struct(flat, FLAT)
+    assert_same(fast, sj.decode_to_struct(flat, FLAT, options=REFERENCE), docs)
+    assert fast.field("l").to_pylist()[8:11] == [12345678, -123456789012345678, 1234567]

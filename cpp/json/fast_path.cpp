@@ -215,6 +215,12 @@ FastPath::FastPath(const Type& row_type, const Options& options)
       options_(options),
       parser_(simdjson::SIMDJSON_MAXSIZE_BYTES),
       unique_names_(names_unique(row_type)) {
+  for (const auto& child : row_type.children) {
+    raw_name_.push_back(std::all_of(child->name.begin(), child->name.end(), [](char c) {
+      const auto u = static_cast<unsigned char>(c);
+      return u >= 0x20 && u < 0x80 && c != '"' && c != '\\';
+    }));
+  }
   if (parser_.allocate(1 << 16, kFastMaxDepth) != simdjson::SUCCESS) enabled_ = false;
   // Options that change Spark's reading of well-formed JSON in ways this path does not model.
   if (!options.allow_non_numeric_numbers) enabled_ = false;
@@ -369,7 +375,7 @@ namespace {
 inline bool json_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
 inline const char* skip_space(const char* p, const char* end) {
-  while (p < end && json_space(*p)) ++p;
+  while (p < end && static_cast<unsigned char>(*p) <= ' ' && json_space(*p)) ++p;
   return p;
 }
 
@@ -385,14 +391,16 @@ inline const char* plain_string_end(const char* p, const char* end, const char* 
   const __m128i space = _mm_set1_epi8(0x20);
   while (readable_end - p >= 16) {
     const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    const __m128i quotes = _mm_cmpeq_epi8(bytes, quote);
     // Signed compare: bytes >= 0x80 are negative, so below ' ' as well.
-    const __m128i stop = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(bytes, quote),
-                                                   _mm_cmpeq_epi8(bytes, backslash)),
+    const __m128i stop = _mm_or_si128(_mm_or_si128(quotes, _mm_cmpeq_epi8(bytes, backslash)),
                                       _mm_cmplt_epi8(bytes, space));
-    const int hits = _mm_movemask_epi8(stop);
+    const auto hits = static_cast<unsigned>(_mm_movemask_epi8(stop));
     if (hits != 0) {
-      const char* q = p + __builtin_ctz(static_cast<unsigned>(hits));
-      return q < end && *q == '"' ? q : nullptr;
+      const unsigned first = hits & (0u - hits);
+      if ((first & static_cast<unsigned>(_mm_movemask_epi8(quotes))) == 0) return nullptr;
+      const char* const q = p + __builtin_ctz(first);
+      return q < end ? q : nullptr;
     }
     p += 16;
     if (p >= end) return nullptr;
@@ -421,11 +429,32 @@ struct Token {
 
 // An integer of at most 18 digits (always an int64, as simdjson types it) at p; the end of
 // its text, or nullptr for anything else (fractions, exponents, leading zeros, longer runs).
-inline const char* plain_integer(const char* p, const char* end, int64_t& out) {
+inline const char* plain_integer(const char* p, const char* end, const char* readable_end,
+                                 int64_t& out) {
   const bool negative = *p == '-';
   if (negative) ++p;
   const char* const first = p;
   uint64_t v = 0;
+  if (readable_end - p >= 8) {
+    // Up to eight digits at once: the leading run of digits of an 8-byte load, converted by
+    // multiplying pairs, then quads (the bytes after it, past end too, are masked off).
+    uint64_t word;
+    std::memcpy(&word, p, 8);
+    const uint64_t values = word - 0x3030303030303030;
+    const uint64_t not_digit = (((word & 0xF0F0F0F0F0F0F0F0) ^ 0x3030303030303030) |
+                                ((values + 0x7676767676767676) & 0x8080808080808080));
+    const auto run = std::min<ptrdiff_t>(
+        not_digit == 0 ? 8 : __builtin_ctzll(not_digit) / 8, end - p);
+    if (run > 0) {
+      uint64_t digits = values << (64 - 8 * run);
+      digits = digits * 10 + (digits >> 8);
+      digits = (((digits & 0x000000FF000000FF) * 0x000F424000000064) +
+                (((digits >> 16) & 0x000000FF000000FF) * 0x0000271000000001)) >>
+               32;
+      v = digits;
+      p += run;
+    }
+  }
   while (p < end && digit(*p)) {
     v = v * 10 + static_cast<uint64_t>(*p - '0');
     ++p;
@@ -456,9 +485,23 @@ bool FastPath::scan(std::string_view doc, size_t readable, ColumnBuilder& row) {
   } else {
     for (;;) {
       if (p == end || *p != '"') return false;
-      const char* const key_end = plain_string_end(p + 1, end, readable_end);
-      if (key_end == nullptr) return false;
-      const std::string_view key(p + 1, static_cast<size_t>(key_end - p - 1));
+      int index = -1;
+      const char* key_end = nullptr;
+      if (unique_names_ && guess < n && raw_name_[guess] &&
+          static_cast<int>(guess) != options_.corrupt_column) {
+        const std::string& name = type.children[guess]->name;
+        if (static_cast<size_t>(end - p - 1) > name.size() && p[1 + name.size()] == '"' &&
+            same_name(name, std::string_view(p + 1, name.size()))) {
+          index = static_cast<int>(guess);
+          key_end = p + 1 + name.size();
+        }
+      }
+      if (key_end == nullptr) {
+        key_end = plain_string_end(p + 1, end, readable_end);
+        if (key_end == nullptr) return false;
+        index = field_index(type, std::string_view(p + 1, static_cast<size_t>(key_end - p - 1)),
+                            guess, true);
+      }
       p = skip_space(key_end + 1, end);
       if (p == end || *p != ':') return false;
       p = skip_space(p + 1, end);
@@ -490,12 +533,11 @@ bool FastPath::scan(std::string_view doc, size_t readable, ColumnBuilder& row) {
           break;
         default:
           if (*p != '-' && !digit(*p)) return false;  // objects and arrays: the DOM path
-          p = plain_integer(p, end, token.integer);
+          p = plain_integer(p, end, readable_end, token.integer);
           if (p == nullptr) return false;
           token.type = element_type::INT64;
           break;
       }
-      const int index = field_index(type, key, guess, true);
       if (index >= 0) {
         guess = static_cast<size_t>(index) + 1;
         ColumnBuilder& child = row.child(static_cast<size_t>(index));

@@ -1,8 +1,8 @@
 // The fast path: a strict, fully validating parse of one document, written straight into the
 // builders. The common shape (an object of scalars) is read in one pass by scan(); any other
-// document goes through a simdjson DOM parse. Whenever Spark's answer could differ from the plain reading
-// (lenient syntax, a value that fails to convert, numbers whose text matters), it declines
-// and the row is decoded again by SparkConverter.
+// document goes through a simdjson DOM parse. Whenever Spark's answer could differ from the
+// plain reading (lenient syntax, a value that fails to convert, numbers whose text matters),
+// it declines and the row is decoded again by SparkConverter.
 #pragma once
 
 #include <simdjson.h>
@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 #include "arrow/builder.h"
 #include "arrow/type.h"
@@ -56,6 +57,10 @@ class FastPath {
   bool bad_timestamp_pattern_ = false;  // patterns Spark refuses value by value: decline
   bool bad_date_pattern_ = false;
   bool unique_names_ = true;  // no struct repeats a field name (Spark keeps the last)
+  // Per top-level field: its name is matched against a key's raw text in place, without
+  // finding the key's end first (the name holds no quote, backslash, control or non-ASCII
+  // byte, so raw text equal to it is that very key).
+  std::vector<bool> raw_name_;
   bool enabled_ = true;
   // The date part ("yyyy-MM-dd") of the last canonical timestamp and its day number; the
   // initial zero bytes match no string that passed the separator checks.
