@@ -9,8 +9,10 @@
 
 namespace sliceflow::arrow::buffer_pool {
 
-// Buffers smaller than this go straight to malloc and free.
-constexpr size_t kMinPooled = size_t{1} << 20;
+// Buffers smaller than this go straight to malloc and free. Small enough for the columns of
+// the 10,000-row batches Spark hands to from_json (a 500 KB string column went to mmap and
+// was faulted in afresh every batch: a fifth of decoding the batch).
+constexpr size_t kMinPooled = size_t{1} << 16;
 
 // The capacity to allocate for `bytes` (>= bytes): large requests are rounded up to one of
 // eight sizes per power of two, so that batches of similar shape ask for the same sizes.
