@@ -15,6 +15,9 @@ namespace {
 // Rows decoded before the builders reserve room for the whole input.
 constexpr int64_t kSampleRows = 1024;
 
+// Bytes ahead of the current document to prefetch: a few documents of typical size.
+constexpr size_t kPrefetchDistance = 1024;
+
 // Spark's JSON BINARY (base64 text) is not modelled: refuse it before any field decoder sees it.
 std::unique_ptr<arrow::Type> json_decodable(std::unique_ptr<arrow::Type> type) {
   const std::function<void(const arrow::Type&)> check = [&](const arrow::Type& t) {
@@ -86,7 +89,11 @@ void Decoder::decode_array(const arrow::StringArrayView& docs) {
       continue;
     }
     const std::string_view doc = docs.get(i);
-    decode_one(doc, docs.readable_from(doc.data()));
+    const size_t readable = docs.readable_from(doc.data());
+    // The documents lie in order in one buffer; the hardware prefetcher alone left a tenth of
+    // the time in waits for their first bytes. (NDJSON lines are scanned for their end first.)
+    if (readable > kPrefetchDistance) __builtin_prefetch(doc.data() + kPrefetchDistance);
+    decode_one(doc, readable);
   }
 }
 
