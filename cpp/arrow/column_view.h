@@ -63,6 +63,8 @@ class ColumnView {
         return static_cast<const int64_t*>(values_)[j];
     }
   }
+  // Layout::Int64: the values, row 0 first (for loops that would switch on the layout per row).
+  const int64_t* int64_values() const { return static_cast<const int64_t*>(values_) + offset_; }
   double f64(int64_t i) const {
     const int64_t j = i + offset_;
     if (layout_ == Layout::Float32) return static_cast<const float*>(values_)[j];

@@ -113,6 +113,10 @@ bool LocalAggregator::add(const ArrowSchema& schema, const ArrowArray& array) {
   uint32_t* slots = slots_.data();
   uint64_t* hashes = hashes_.data();
   const bool cumulate = plan_.kind == WindowKind::Cumulate;
+  // Rows come (mostly) in time order: a row in the previous row's slice [lo, hi) needs no
+  // division. (hi <= lo: none yet.)
+  int64_t lo = 0;
+  int64_t hi = 0;
   for (int64_t begin = 0; begin < rows; begin += kChunk) {
     const int64_t end = std::min(rows, begin + kChunk);
     const auto n = static_cast<size_t>(end - begin);
@@ -125,7 +129,12 @@ bool LocalAggregator::add(const ArrowSchema& schema, const ArrowArray& array) {
         continue;
       }
       ts[j] = time.i64(row);
-      if (!assigner_.slice_start64(ts[j], &slice[j])) {
+      if (ts[j] >= lo && ts[j] < hi) {
+        slice[j] = lo;
+      } else if (assigner_.slice_start64(ts[j], &slice[j])) {
+        lo = slice[j];
+        hi = __builtin_add_overflow(lo, assigner_.slice_length(), &hi) ? lo : hi;
+      } else {
         slots[j] = kSkipRow;
         ++stats_.rows_out_of_range;
         continue;

@@ -59,6 +59,19 @@ class SumLocal final : public LocalAgg {
   void update(const ColumnView* arg, const int64_t*, const uint32_t* slots, int64_t begin,
               int64_t end) override {
     const bool nulls = arg->may_have_nulls();
+    if constexpr (std::is_same_v<Sum, int128>) {
+      if (!decimal_ && !nulls && arg->layout() == arrow::Layout::Int64) {
+        // The common case without a switch on the layout and a null test per row.
+        const int64_t* v = arg->int64_values();
+        for (int64_t i = begin; i < end; ++i) {
+          const uint32_t slot = slots[i - begin];
+          if (slot == kSkipRow) continue;
+          ++n_[slot];
+          s_[slot] += v[i];
+        }
+        return;
+      }
+    }
     for (int64_t i = begin; i < end; ++i) {
       const uint32_t slot = slots[i - begin];
       if (slot == kSkipRow || (nulls && arg->is_null(i))) continue;
@@ -127,6 +140,22 @@ class ExtremeLocal final : public LocalAgg {
   void update(const ColumnView* arg, const int64_t* ts, const uint32_t* slots, int64_t begin,
               int64_t end) override {
     const bool nulls = arg->may_have_nulls();
+    if constexpr (std::is_same_v<V, I64Values> && !ByTime) {
+      if (!nulls && arg->layout() == arrow::Layout::Int64) {
+        // The common case without a switch on the layout and a null test per row.
+        const int64_t* v = arg->int64_values();
+        for (int64_t i = begin; i < end; ++i) {
+          const uint32_t slot = slots[i - begin];
+          if (slot == kSkipRow) continue;
+          const int64_t x = v[i];
+          if (!has_[slot] || (Max ? v_[slot] < x : x < v_[slot])) {
+            v_[slot] = x;
+            has_[slot] = 1;
+          }
+        }
+        return;
+      }
+    }
     for (int64_t i = begin; i < end; ++i) {
       const uint32_t slot = slots[i - begin];
       if (slot == kSkipRow || (nulls && arg->is_null(i))) continue;

@@ -30,6 +30,8 @@ class SliceAssigner {
                                                                               : plan.slide)),
         slice_phase_(floor_mod(plan.offset, slice_)) {}
 
+  int64_t slice_length() const { return slice_; }
+
   // The start of the slice that holds time t.
   int128 slice_start(int128 t) const { return t - floor_mod(t - slice_phase_, slice_); }
 
