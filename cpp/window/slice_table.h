@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <string_view>
 #include <vector>
 
@@ -29,13 +30,17 @@ class SliceTable {
 
   // The slot of (key, slice), inserting it if new. `key_hash` is hash_bytes(key).
   uint32_t find_or_insert(std::string_view key, uint64_t key_hash, int64_t slice) {
-    const auto tag = static_cast<uint32_t>(key_hash >> 32);
+    const bool inline_key = key.size() <= kInlineBytes;
+    uint32_t tag = static_cast<uint32_t>(key_hash >> 32);
+    uint64_t bytes = 0;
+    if (inline_key) pack(key, &bytes, &tag);
     size_t i = static_cast<size_t>(key_hash) & key_mask_;
     for (;;) {
       KeyEntry& e = key_table_[i];
       if (e.id == kNone) break;
       if (e.tag == tag && e.key_size == key.size() &&
-          arrow::equal_bytes(key_chars(e.key_begin), key.data(), key.size())) {
+          (inline_key ? e.key_bytes == bytes
+                      : arrow::equal_bytes(key_chars(e.key_bytes), key.data(), key.size()))) {
         if (e.last_slice == slice) return e.last_slot;
         const uint32_t slot = other_slice(e.id, e.last_slice, slice);
         e.last_slice = slice;
@@ -50,7 +55,8 @@ class SliceTable {
     keys_.push_back(Key{begin, key.size()});
     slot_count_.push_back(0);
     const uint32_t slot = new_slot(id, slice);
-    key_table_[i] = KeyEntry{tag, id, slot, static_cast<uint32_t>(key.size()), slice, begin};
+    key_table_[i] =
+        KeyEntry{tag, id, slot, static_cast<uint32_t>(key.size()), slice, inline_key ? bytes : begin};
     if (keys_.size() * 2 > key_table_.size()) rehash_keys(key_table_.size() * 2);
     return slot;
   }
@@ -120,14 +126,40 @@ class SliceTable {
 
  private:
   static constexpr uint32_t kNone = 0xFFFFFFFFu;
+  // A key of up to 12 bytes (a tagged integer key is 9) is held in the entry itself, as
+  // (key_bytes, tag): a probe that finds it reads no key bytes from the arena, which was the
+  // probe's main cache miss. Longer keys: tag is the high half of the key's hash and
+  // key_bytes where the key begins in arena_.
+  static constexpr size_t kInlineBytes = 12;
   struct KeyEntry {
-    uint32_t tag;  // the high half of the key's hash
-    uint32_t id;   // kNone: an empty entry
+    uint32_t tag;
+    uint32_t id;  // kNone: an empty entry
     uint32_t last_slot;
     uint32_t key_size;
     int64_t last_slice;  // the slice of the key's last row
-    uint64_t key_begin;  // in arena_
+    uint64_t key_bytes;
   };
+  // Packs a key of at most kInlineBytes (with its size, a unique pair): overlapping loads.
+  static void pack(std::string_view key, uint64_t* lo, uint32_t* hi) {
+    const char* p = key.data();
+    const size_t n = key.size();
+    uint64_t a = 0;
+    uint32_t b = 0;
+    if (n >= 8) {
+      std::memcpy(&a, p, 8);
+      std::memcpy(&b, p + n - 4, 4);
+    } else if (n >= 4) {
+      uint32_t x = 0;
+      uint32_t y = 0;
+      std::memcpy(&x, p, 4);
+      std::memcpy(&y, p + n - 4, 4);
+      a = x | static_cast<uint64_t>(y) << 32;
+    } else {
+      for (size_t k = 0; k < n; ++k) a |= static_cast<uint64_t>(static_cast<uint8_t>(p[k])) << (8 * k);
+    }
+    *lo = a;
+    *hi = b;
+  }
   struct Key {
     uint64_t begin;
     uint64_t size;
@@ -203,7 +235,7 @@ class SliceTable {
     key_mask_ = capacity - 1;
     for (const KeyEntry& e : old) {
       if (e.id == kNone) continue;
-      const uint64_t h = hash_bytes({key_chars(e.key_begin), e.key_size});
+      const uint64_t h = hash_bytes(key(e.id));
       size_t i = static_cast<size_t>(h) & key_mask_;
       while (key_table_[i].id != kNone) i = (i + 1) & key_mask_;
       key_table_[i] = e;
