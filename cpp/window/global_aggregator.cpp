@@ -74,6 +74,8 @@ void GlobalAggregator::add(const ArrowSchema& schema, ArrowArray* array, int inp
   try {
     if (input != 0 && input != 1) plan_mismatch("the input must be 0 or 1");
     if (input == 0 && rows_added_[1] > 0) plan_mismatch("all of input 0 must come before input 1");
+    // (Batch mode fires a TUMBLE window as soon as the next row of input 0 is another slice.)
+    if (input == 1 && stats_.partials_in > 0) plan_mismatch("input 1 must be added before the first pull");
     batch.view = std::make_unique<ColumnView>(schema, batch.array);
     const ColumnView& v = *batch.view;
     if (v.layout() != arrow::Layout::Struct || v.num_children() != partial_type_->children.size() ||
@@ -93,6 +95,8 @@ void GlobalAggregator::add(const ArrowSchema& schema, ArrowArray* array, int inp
 
 void GlobalAggregator::set_bounds(int128 floor, int128 limit) {
   if (floor > limit) plan_mismatch("the floor must not be above the limit");
+  // (Batch mode may already have fired windows that the bounds would hold back.)
+  if (stats_.partials_in > 0) plan_mismatch("set_bounds must come before the first pull");
   streaming_ = true;
   floor_ = floor;
   limit_ = limit;
@@ -153,6 +157,7 @@ void GlobalAggregator::run() {
     ++stats_.partials_in;
     ++cursor_[input];
   };
+  const bool single = plan_.kind == WindowKind::Tumble && !streaming_ && rows_added_[1] == 0;
   while (out_.length() < max_output_rows_) {
     const int input = next_input();
     if (input >= 0) {
@@ -173,6 +178,22 @@ void GlobalAggregator::run() {
         continue;
       } else if (has_last_ && slice < last_slice_) {
         plan_mismatch("partial rows must come sorted by (__key, __slice)");
+      }
+      // TUMBLE, one partial row for the (key, slice) and nothing pending for the key: the
+      // slice is the window, fired at once without passing through the sweep. (With one
+      // local bundle every (key, slice) has one partial row.) Batch mode only: a streaming
+      // window may have to wait for the watermark.
+      if (single && slices_.empty() && row + 1 < v.length() &&
+          (v.child(1).i64(row + 1) != slice || v.child(0).str(row + 1) != key)) {
+        const int128 start = assigner_.first_window_start(slice);
+        if (start + plan_.size <= std::numeric_limits<int64_t>::max()) {
+          emit_single(start, start + plan_.size, v, row);
+          last_slice_ = slice;
+          has_last_ = true;
+          ++stats_.slices;
+          consume(input, row, slice);
+          continue;
+        }
       }
       if (!fire_until(std::min<int128>(slice, key_limit))) return;
       for (auto& agg : aggs_) agg->append(v, row);
@@ -280,6 +301,17 @@ void GlobalAggregator::emit(int128 start, int128 end) {
   decode_key(key_, key_out_);
   const size_t base = 3 + key_out_.size();
   for (size_t a = 0; a < aggs_.size(); ++a) aggs_[a]->emit(out_.child(base + a));
+  out_.finish_struct();
+  ++stats_.windows_fired;
+}
+
+void GlobalAggregator::emit_single(int128 start, int128 end, const ColumnView& partials, int64_t row) {
+  out_.child(0).append_fixed<int64_t>(static_cast<int64_t>(start));
+  out_.child(1).append_fixed<int64_t>(static_cast<int64_t>(end));
+  out_.child(2).append_fixed<int64_t>(static_cast<int64_t>(end - 1));
+  decode_key(key_, key_out_);
+  const size_t base = 3 + key_out_.size();
+  for (size_t a = 0; a < aggs_.size(); ++a) aggs_[a]->emit_single(partials, row, out_.child(base + a));
   out_.finish_struct();
   ++stats_.windows_fired;
 }

@@ -70,6 +70,7 @@ class GlobalAggregator {
   bool fire_hop(int128 limit);
   bool fire_cumulate(int128 limit);
   void emit(int128 start, int128 end);
+  void emit_single(int128 start, int128 end, const arrow::ColumnView& partials, int64_t row);
   void end_key();
 
   Plan plan_;

@@ -227,6 +227,13 @@ class RetractMerge final : public WindowAgg {
     entered_ = 0;
     total_ = typename Ops::P{};
   }
+  void emit_single(const ColumnView& p, int64_t row, ColumnBuilder& out) override {
+    typename Ops::P total{};
+    ops_.merge(total, ops_.read(p, row));
+    ops_.emit(out, total);
+    ++counters_->slices_merged;
+    ++counters_->slices_retracted;
+  }
 
  private:
   Ops ops_;
@@ -271,6 +278,13 @@ class TwoStacks final : public WindowAgg {
     front_.clear();
     back_.clear();
     back_total_ = P{};
+  }
+  // (enter merges the slice into the back total, leave's flip merges it onto the front stack)
+  void emit_single(const ColumnView& p, int64_t row, ColumnBuilder& out) override {
+    P total{};
+    ops_.merge(total, ops_.read(p, row));
+    ops_.emit(out, total);
+    counters_->slices_merged += 2;
   }
 
  private:

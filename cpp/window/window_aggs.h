@@ -37,6 +37,14 @@ class WindowAgg {
   virtual void emit(arrow::ColumnBuilder& out) = 0;
   // Forgets everything (the next key).
   virtual void clear() = 0;
+  // TUMBLE with nothing pending: appends the value of a window made of row `row` alone, and
+  // leaves the state (and the counters) as append, enter, emit and leave would.
+  virtual void emit_single(const arrow::ColumnView& partials, int64_t row, arrow::ColumnBuilder& out) {
+    append(partials, row);
+    enter();
+    emit(out);
+    leave();
+  }
 };
 
 struct WindowAggSpec {
