@@ -99,75 +99,72 @@ bool LocalAggregator::add(const ArrowSchema& schema, const ArrowArray& array) {
   for (int k = 0; k < plan_.num_keys; ++k) key_columns.push_back(&input.child(static_cast<size_t>(k)));
   KeyEncoder keys(std::move(key_columns));
   // A chunk of rows at a time, each step a pass over the chunk: slices, keys, one hash-map
-  // probe per row, then each aggregate folds the rows. The per-row arrays are one chunk long,
-  // so that they stay in the cache between the passes (and a large batch does not allocate
-  // fresh pages for them).
+  // probe per row. The per-row arrays are one chunk long, so that they stay in the cache
+  // between the passes (and a large batch does not allocate fresh pages for them). The
+  // aggregates fold kFold rows at a time (fold()).
   constexpr int64_t kChunk = 4096;
+  constexpr int64_t kFold = 16 * kChunk;
   constexpr size_t kAhead = 16;
-  times_.resize(kChunk);
   slice_starts_.resize(kChunk);
-  slots_.resize(kChunk);
   hashes_.resize(kChunk);
-  int64_t* ts = times_.data();
+  fold_slots_.resize(kFold);
   int64_t* slice = slice_starts_.data();
-  uint32_t* slots = slots_.data();
   uint64_t* hashes = hashes_.data();
   const bool cumulate = plan_.kind == WindowKind::Cumulate;
   // Rows come (mostly) in time order: a row in the previous row's slice [lo, hi) needs no
   // division. (hi <= lo: none yet.)
   int64_t lo = 0;
   int64_t hi = 0;
-  for (int64_t begin = 0; begin < rows; begin += kChunk) {
-    const int64_t end = std::min(rows, begin + kChunk);
-    const auto n = static_cast<size_t>(end - begin);
-    // Slice of every row; rows without a time (or outside the time line) are left out.
-    for (size_t j = 0; j < n; ++j) {
-      const auto row = begin + static_cast<int64_t>(j);
-      if (time.is_null(row)) {
-        slots[j] = kSkipRow;
-        ++stats_.rows_null_time;
-        continue;
-      }
-      ts[j] = time.i64(row);
-      if (ts[j] >= lo && ts[j] < hi) {
-        slice[j] = lo;
-      } else if (assigner_.slice_start64(ts[j], &slice[j])) {
-        lo = slice[j];
-        hi = __builtin_add_overflow(lo, assigner_.slice_length(), &hi) ? lo : hi;
-      } else {
-        slots[j] = kSkipRow;
-        ++stats_.rows_out_of_range;
-        continue;
-      }
-      if (has_late_floor_) {
-        const int128 late = assigner_.windows_ending_by(slice[j], late_floor_, cumulate);
-        if (late > 0) {
-          stats_.late_row_windows += static_cast<int64_t>(late);
-          if (assigner_.last_window_end(slice[j], cumulate) <= late_floor_) {
-            slots[j] = kSkipRow;
-            ++stats_.rows_late;
-            continue;
+  for (int64_t fold_begin = 0; fold_begin < rows; fold_begin += kFold) {
+    const int64_t fold_end = std::min(rows, fold_begin + kFold);
+    for (int64_t begin = fold_begin; begin < fold_end; begin += kChunk) {
+      const int64_t end = std::min(fold_end, begin + kChunk);
+      const auto n = static_cast<size_t>(end - begin);
+      uint32_t* slots = fold_slots_.data() + (begin - fold_begin);
+      // Slice of every row; rows without a time (or outside the time line) are left out.
+      for (size_t j = 0; j < n; ++j) {
+        const auto row = begin + static_cast<int64_t>(j);
+        if (time.is_null(row)) {
+          slots[j] = kSkipRow;
+          ++stats_.rows_null_time;
+          continue;
+        }
+        const int64_t t = time.i64(row);
+        if (t >= lo && t < hi) {
+          slice[j] = lo;
+        } else if (assigner_.slice_start64(t, &slice[j])) {
+          lo = slice[j];
+          hi = __builtin_add_overflow(lo, assigner_.slice_length(), &hi) ? lo : hi;
+        } else {
+          slots[j] = kSkipRow;
+          ++stats_.rows_out_of_range;
+          continue;
+        }
+        if (has_late_floor_) {
+          const int128 late = assigner_.windows_ending_by(slice[j], late_floor_, cumulate);
+          if (late > 0) {
+            stats_.late_row_windows += static_cast<int64_t>(late);
+            if (assigner_.last_window_end(slice[j], cumulate) <= late_floor_) {
+              slots[j] = kSkipRow;
+              ++stats_.rows_late;
+              continue;
+            }
           }
         }
+        slots[j] = 0;
       }
-      slots[j] = 0;
+      keys.encode(begin, end);
+      for (size_t j = 0; j < n; ++j) {
+        if (slots[j] == kSkipRow) continue;
+        hashes[j] = hash_bytes(keys.key(begin + static_cast<int64_t>(j)));
+      }
+      for (size_t j = 0; j < n; ++j) {
+        if (j + kAhead < n) buffer_.prefetch(hashes[j + kAhead]);
+        if (slots[j] == kSkipRow) continue;
+        slots[j] = buffer_.find_or_insert(keys.key(begin + static_cast<int64_t>(j)), hashes[j], slice[j]);
+      }
     }
-    keys.encode(begin, end);
-    for (size_t j = 0; j < n; ++j) {
-      if (slots[j] == kSkipRow) continue;
-      hashes[j] = hash_bytes(keys.key(begin + static_cast<int64_t>(j)));
-    }
-    for (size_t j = 0; j < n; ++j) {
-      if (j + kAhead < n) buffer_.prefetch(hashes[j + kAhead]);
-      if (slots[j] == kSkipRow) continue;
-      slots[j] = buffer_.find_or_insert(keys.key(begin + static_cast<int64_t>(j)), hashes[j], slice[j]);
-    }
-    for (size_t a = 0; a < aggs_.size(); ++a) {
-      const int arg = plan_.aggs[a].arg;
-      aggs_[a]->grow(buffer_.size());
-      aggs_[a]->update(arg < 0 ? nullptr : &input.child(static_cast<size_t>(arg)), ts, slots,
-                       begin, end);
-    }
+    fold(input, fold_begin, fold_end);
   }
 
   rows_in_bundle_ += rows;
@@ -177,6 +174,49 @@ bool LocalAggregator::add(const ArrowSchema& schema, const ArrowArray& array) {
     flush();
   }
   return !ready_.empty();
+}
+
+// Rows in time order fall on the slots of one slice, ~one per key, at random places: folded
+// in row order, every accumulator access of a slice with many keys misses the cache. The rows
+// are first grouped (stably: a slot's rows keep their order) by ranges of kGroupSlots slots,
+// so that a group's accumulators stay in the cache while its rows fold.
+void LocalAggregator::fold(const arrow::ColumnView& input, int64_t begin, int64_t end) {
+  constexpr int kGroupBits = 13;
+  constexpr uint32_t kMaxGroups = 256;
+  const auto n = static_cast<size_t>(end - begin);
+  const uint32_t* slots = fold_slots_.data();
+  uint32_t lo = kSkipRow;
+  uint32_t hi = 0;
+  for (size_t k = 0; k < n; ++k) {
+    if (slots[k] == kSkipRow) continue;
+    lo = std::min(lo, slots[k]);
+    hi = std::max(hi, slots[k]);
+  }
+  if (lo > hi) return;
+  int shift = kGroupBits;
+  while (((hi - lo) >> shift) >= kMaxGroups) ++shift;
+  const size_t groups = ((hi - lo) >> shift) + 1;
+  group_start_.assign(groups + 1, 0);
+  for (size_t k = 0; k < n; ++k) {
+    if (slots[k] != kSkipRow) ++group_start_[((slots[k] - lo) >> shift) + 1];
+  }
+  for (size_t g = 0; g < groups; ++g) group_start_[g + 1] += group_start_[g];
+  const size_t m = group_start_[groups];
+  fold_rows_.resize(m);
+  fold_order_.resize(m);
+  for (size_t k = 0; k < n; ++k) {
+    if (slots[k] == kSkipRow) continue;
+    const size_t at = group_start_[(slots[k] - lo) >> shift]++;
+    fold_rows_[at] = static_cast<uint32_t>(k);
+    fold_order_[at] = slots[k];
+  }
+  const ColumnView& time = input.child(static_cast<size_t>(plan_.num_keys));
+  for (size_t a = 0; a < aggs_.size(); ++a) {
+    const int arg = plan_.aggs[a].arg;
+    aggs_[a]->grow(buffer_.size());
+    aggs_[a]->update(arg < 0 ? nullptr : &input.child(static_cast<size_t>(arg)), time, fold_rows_.data(),
+                     fold_order_.data(), m, begin);
+  }
 }
 
 void LocalAggregator::flush() {

@@ -51,6 +51,8 @@ class LocalAggregator {
 
  private:
   void flush();
+  // Folds rows [begin, end) of `input` into their slots, fold_slots_[row - begin].
+  void fold(const arrow::ColumnView& input, int64_t begin, int64_t end);
   void check_types(const arrow::ColumnView& input) const;
 
   Plan plan_;
@@ -61,13 +63,16 @@ class LocalAggregator {
   SliceTable buffer_;
   std::vector<std::unique_ptr<LocalAgg>> aggs_;
   std::vector<int> first_column_;  // per aggregate, its first partial column
-  std::vector<uint32_t> slots_;   // per row of the chunk being added: its slot
-  std::vector<uint64_t> hashes_;  // its key's hash
+  std::vector<uint32_t> fold_slots_;  // per row of the rows being added: its slot
+  std::vector<uint64_t> hashes_;      // per row of the chunk being added: its key's hash
   bundle::HugeVector<uint32_t> order_;   // flush (sort_partials): the slots grouped by key
   bundle::HugeVector<size_t> key_end_;   // and where each key's slots end in order_
   std::vector<SlotArray> arrays_;  // flush: what export reads per slot
-  std::vector<int64_t> times_;         // its event time
   std::vector<int64_t> slice_starts_;  // and slice start
+  // fold(): the rows (from its begin) grouped by slot range, their slots, where groups start.
+  std::vector<uint32_t> fold_rows_;
+  std::vector<uint32_t> fold_order_;
+  std::vector<size_t> group_start_;
   int64_t rows_in_bundle_ = 0;
   bool has_late_floor_ = false;
   int128 late_floor_ = 0;

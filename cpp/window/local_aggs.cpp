@@ -19,16 +19,14 @@ using arrow::ColumnView;
 class CountLocal final : public LocalAgg {
  public:
   void grow(size_t slots) override { n_.resize(slots, 0); }
-  void update(const ColumnView* arg, const int64_t*, const uint32_t* slots, int64_t begin,
-              int64_t end) override {
+  void update(const ColumnView* arg, const ColumnView&, const uint32_t* rows, const uint32_t* slots,
+              size_t n, int64_t base) override {
     if (arg == nullptr || !arg->may_have_nulls()) {
-      for (int64_t i = begin; i < end; ++i) {
-        if (slots[i - begin] != kSkipRow) ++n_[slots[i - begin]];
-      }
+      for (size_t k = 0; k < n; ++k) ++n_[slots[k]];
       return;
     }
-    for (int64_t i = begin; i < end; ++i) {
-      if (slots[i - begin] != kSkipRow && !arg->is_null(i)) ++n_[slots[i - begin]];
+    for (size_t k = 0; k < n; ++k) {
+      if (!arg->is_null(base + rows[k])) ++n_[slots[k]];
     }
   }
   void export_arrays(std::vector<SlotArray>& out) const override {
@@ -56,25 +54,25 @@ class SumLocal final : public LocalAgg {
     n_.resize(slots, 0);
     if (decimal_) overflow_.resize(slots, 0);
   }
-  void update(const ColumnView* arg, const int64_t*, const uint32_t* slots, int64_t begin,
-              int64_t end) override {
+  void update(const ColumnView* arg, const ColumnView&, const uint32_t* rows, const uint32_t* slots,
+              size_t n, int64_t base) override {
     const bool nulls = arg->may_have_nulls();
     if constexpr (std::is_same_v<Sum, int128>) {
       if (!decimal_ && !nulls && arg->layout() == arrow::Layout::Int64) {
         // The common case without a switch on the layout and a null test per row.
-        const int64_t* v = arg->int64_values();
-        for (int64_t i = begin; i < end; ++i) {
-          const uint32_t slot = slots[i - begin];
-          if (slot == kSkipRow) continue;
+        const int64_t* v = arg->int64_values() + base;
+        for (size_t k = 0; k < n; ++k) {
+          const uint32_t slot = slots[k];
           ++n_[slot];
-          s_[slot] += v[i];
+          s_[slot] += v[rows[k]];
         }
         return;
       }
     }
-    for (int64_t i = begin; i < end; ++i) {
-      const uint32_t slot = slots[i - begin];
-      if (slot == kSkipRow || (nulls && arg->is_null(i))) continue;
+    for (size_t k = 0; k < n; ++k) {
+      const uint32_t slot = slots[k];
+      const int64_t i = base + rows[k];
+      if (nulls && arg->is_null(i)) continue;
       ++n_[slot];
       if constexpr (std::is_same_v<Sum, double>) {
         s_[slot] += arg->f64(i);
@@ -137,17 +135,16 @@ class ExtremeLocal final : public LocalAgg {
     has_.resize(slots, 0);
     if (ByTime) t_.resize(slots, 0);
   }
-  void update(const ColumnView* arg, const int64_t* ts, const uint32_t* slots, int64_t begin,
-              int64_t end) override {
+  void update(const ColumnView* arg, const ColumnView& time, const uint32_t* rows,
+              const uint32_t* slots, size_t n, int64_t base) override {
     const bool nulls = arg->may_have_nulls();
     if constexpr (std::is_same_v<V, I64Values> && !ByTime) {
       if (!nulls && arg->layout() == arrow::Layout::Int64) {
         // The common case without a switch on the layout and a null test per row.
-        const int64_t* v = arg->int64_values();
-        for (int64_t i = begin; i < end; ++i) {
-          const uint32_t slot = slots[i - begin];
-          if (slot == kSkipRow) continue;
-          const int64_t x = v[i];
+        const int64_t* v = arg->int64_values() + base;
+        for (size_t k = 0; k < n; ++k) {
+          const uint32_t slot = slots[k];
+          const int64_t x = v[rows[k]];
           if (!has_[slot] || (Max ? v_[slot] < x : x < v_[slot])) {
             v_[slot] = x;
             has_[slot] = 1;
@@ -156,11 +153,13 @@ class ExtremeLocal final : public LocalAgg {
         return;
       }
     }
-    for (int64_t i = begin; i < end; ++i) {
-      const uint32_t slot = slots[i - begin];
-      if (slot == kSkipRow || (nulls && arg->is_null(i))) continue;
+    for (size_t k = 0; k < n; ++k) {
+      const uint32_t slot = slots[k];
+      const int64_t i = base + rows[k];
+      if (nulls && arg->is_null(i)) continue;
       const auto x = V::read(*arg, i);
-      if (!has_[slot] || better(x, ByTime ? ts[i - begin] : 0, slot)) {
+      const int64_t t = ByTime ? time.i64(i) : 0;
+      if (!has_[slot] || better(x, t, slot)) {
         if constexpr (kOwnsBytes) {
           const size_t before = v_[slot].capacity();
           V::assign(v_[slot], x);
@@ -168,7 +167,7 @@ class ExtremeLocal final : public LocalAgg {
         } else {
           V::assign(v_[slot], x);
         }
-        if (ByTime) t_[slot] = ts[i - begin];
+        if (ByTime) t_[slot] = t;
         has_[slot] = 1;
       }
     }
@@ -220,13 +219,14 @@ template <typename V>
 class DistinctLocal final : public LocalAgg {
  public:
   void grow(size_t) override {}
-  void update(const ColumnView* arg, const int64_t*, const uint32_t* slots, int64_t begin,
-              int64_t end) override {
+  void update(const ColumnView* arg, const ColumnView&, const uint32_t* rows, const uint32_t* slots,
+              size_t n, int64_t base) override {
     const bool nulls = arg->may_have_nulls();
     char scratch[16];
-    for (int64_t i = begin; i < end; ++i) {
-      const uint32_t slot = slots[i - begin];
-      if (slot == kSkipRow || (nulls && arg->is_null(i))) continue;
+    for (size_t k = 0; k < n; ++k) {
+      const uint32_t slot = slots[k];
+      const int64_t i = base + rows[k];
+      if (nulls && arg->is_null(i)) continue;
       const std::string_view b = V::bytes(V::read(*arg, i), scratch);
       const uint64_t h = hash_key_slice(b, slot);
       const uint32_t id = values_.find_or_insert(b, slot, h);
