@@ -237,25 +237,34 @@ void LocalAggregator::flush() {
   };
   if (plan_.sort_partials) {
     buffer_.grouped(order_, key_end_);
-    arrays_.clear();
-    arrays_.push_back({buffer_.slices(), sizeof(int64_t)});
-    for (const auto& agg : aggs_) agg->export_arrays(arrays_);
-    // Slots of one key were made far apart when a key has one row per slice: each is a
-    // cache miss per array, so loads start this many slots ahead.
+    // A column at a time: slots of one key were made far apart when a key has one row per
+    // slice, so each slot is a cache miss per array; a pass per aggregate has few arrays to
+    // load ahead (this many slots), and the misses of one pass overlap.
     constexpr size_t kAhead = 8;
-    size_t at = 0;
-    for (size_t k = 0; k < key_end_.size(); ++k) {
-      const std::string_view key = buffer_.key(static_cast<uint32_t>(k));
-      for (; at < key_end_[k]; ++at) {
+    const auto gather = [&](const auto& write_slot) {
+      for (size_t at = 0; at < slots; ++at) {
         if (at + kAhead < slots) {
           const size_t ahead = order_[at + kAhead];
           for (const SlotArray& a : arrays_) {
             __builtin_prefetch(static_cast<const char*>(a.base) + ahead * a.stride);
           }
         }
-        write(order_[at], key);
+        write_slot(order_[at]);
       }
+    };
+    size_t at = 0;
+    for (size_t k = 0; k < key_end_.size(); ++k) {
+      const std::string_view key = buffer_.key(static_cast<uint32_t>(k));
+      for (; at < key_end_[k]; ++at) columns[0]->append_string(key);
     }
+    arrays_.assign(1, SlotArray{buffer_.slices(), sizeof(int64_t)});
+    gather([&](uint32_t slot) { columns[1]->append_fixed<int64_t>(buffer_.slice(slot)); });
+    for (size_t a = 0; a < aggs_.size(); ++a) {
+      arrays_.clear();
+      aggs_[a]->export_arrays(arrays_);
+      gather([&](uint32_t slot) { aggs_[a]->export_slot(slot, columns.data() + first_column_[a]); });
+    }
+    for (size_t s = 0; s < slots; ++s) partial_.finish_struct();
   } else {
     for (uint32_t slot = 0; slot < slots; ++slot) write(slot, buffer_.key(buffer_.key_id(slot)));
   }
