@@ -11,6 +11,7 @@
 // once per task (a Python worker) allocates the same sizes again at every bundle and task.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdlib>
 #include <memory>
@@ -31,31 +32,16 @@ class HugeBlocks {
   // Idle bytes the cache may hold; a block freed beyond that goes back to the system.
   static constexpr size_t kCacheBytes = size_t{128} << 20;
 
-  static void* allocate(size_t bytes) { return instance().take(bytes); }
-  static void deallocate(void* p, size_t bytes) noexcept { instance().give(p, bytes); }
-  static size_t rounded(size_t bytes) { return (bytes + kHuge - 1) / kHuge * kHuge; }
-
- private:
-  struct Block {
-    void* p;
-    size_t bytes;
-  };
-  // (No HugeVector has static storage, so none is freed after this one is destroyed.)
-  static HugeBlocks& instance() {
-    static HugeBlocks blocks;
-    return blocks;
-  }
-
-  void* take(size_t bytes) {
+  static void* allocate(size_t bytes) {
     const size_t size = rounded(bytes);
     {
-      const std::lock_guard<std::mutex> lock(mutex_);
-      for (size_t i = free_.size(); i-- > 0;) {
-        if (free_[i].bytes != size) continue;
-        void* p = free_[i].p;
-        free_[i] = free_.back();
-        free_.pop_back();
-        cached_ -= size;
+      Cache& c = cache();
+      const std::lock_guard<std::mutex> lock(c.mutex);
+      for (size_t i = 0; i < c.count; ++i) {
+        if (c.blocks[i].bytes != size) continue;
+        void* p = c.blocks[i].p;
+        c.blocks[i] = c.blocks[--c.count];
+        c.bytes -= size;
         return p;
       }
     }
@@ -69,42 +55,50 @@ class HugeBlocks {
 
   // When the cache is full, smaller blocks make room: a bundle's arrays grow by doubling,
   // so the last (largest) blocks hold most of the bytes that the next bundle touches again.
-  void give(void* p, size_t bytes) noexcept {
+  static void deallocate(void* p, size_t bytes) noexcept {
     const size_t size = rounded(bytes);
     {
-      const std::lock_guard<std::mutex> lock(mutex_);
-      while (cached_ + size > kCacheBytes && !free_.empty()) {
+      Cache& c = cache();
+      const std::lock_guard<std::mutex> lock(c.mutex);
+      while (c.bytes + size > kCacheBytes && c.count > 0) {
         size_t smallest = 0;
-        for (size_t i = 1; i < free_.size(); ++i) {
-          if (free_[i].bytes < free_[smallest].bytes) smallest = i;
+        for (size_t i = 1; i < c.count; ++i) {
+          if (c.blocks[i].bytes < c.blocks[smallest].bytes) smallest = i;
         }
-        if (free_[smallest].bytes >= size) break;
-        std::free(free_[smallest].p);
-        cached_ -= free_[smallest].bytes;
-        free_[smallest] = free_.back();
-        free_.pop_back();
+        if (c.blocks[smallest].bytes >= size) break;
+        std::free(c.blocks[smallest].p);
+        c.bytes -= c.blocks[smallest].bytes;
+        c.blocks[smallest] = c.blocks[--c.count];
       }
-      if (cached_ + size <= kCacheBytes && free_.size() < free_.capacity()) {
-        free_.push_back(Block{p, size});
-        cached_ += size;
+      if (c.bytes + size <= kCacheBytes && c.count < kMaxBlocks) {
+        c.blocks[c.count++] = Block{p, size};
+        c.bytes += size;
         return;
       }
     }
     std::free(p);
   }
 
-  HugeBlocks() { free_.reserve(kMaxBlocks); }
-  ~HugeBlocks() {
-    for (const Block& b : free_) std::free(b.p);
-  }
-  HugeBlocks(const HugeBlocks&) = delete;
-  HugeBlocks& operator=(const HugeBlocks&) = delete;
+ private:
+  static size_t rounded(size_t bytes) { return (bytes + kHuge - 1) / kHuge * kHuge; }
 
-  // The cache's own array never grows, so that give() cannot throw.
   static constexpr size_t kMaxBlocks = kCacheBytes / kHuge;
-  std::mutex mutex_;
-  std::vector<Block> free_;
-  size_t cached_ = 0;
+  struct Block {
+    void* p;
+    size_t bytes;
+  };
+  // Nothing to destroy but the mutex (as in arrow/buffer_pool), so that arrays freed late in
+  // Python's shutdown still find it; what the cache holds at exit is left to the system.
+  struct Cache {
+    std::mutex mutex;
+    std::array<Block, kMaxBlocks> blocks{};
+    size_t count = 0;
+    size_t bytes = 0;
+  };
+  static Cache& cache() {
+    static Cache instance;
+    return instance;
+  }
 };
 
 template <typename T>
