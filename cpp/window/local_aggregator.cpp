@@ -115,6 +115,8 @@ bool LocalAggregator::add(const ArrowSchema& schema, const ArrowArray& array) {
   // division. (hi <= lo: none yet.)
   int64_t lo = 0;
   int64_t hi = 0;
+  const bool time_nulls = time.may_have_nulls();
+  const int64_t* times = time.int64_values();  // check_types: timestamp[us]
   for (int64_t fold_begin = 0; fold_begin < rows; fold_begin += kFold) {
     const int64_t fold_end = std::min(rows, fold_begin + kFold);
     for (int64_t begin = fold_begin; begin < fold_end; begin += kChunk) {
@@ -124,12 +126,12 @@ bool LocalAggregator::add(const ArrowSchema& schema, const ArrowArray& array) {
       // Slice of every row; rows without a time (or outside the time line) are left out.
       for (size_t j = 0; j < n; ++j) {
         const auto row = begin + static_cast<int64_t>(j);
-        if (time.is_null(row)) {
+        if (time_nulls && time.is_null(row)) {
           slots[j] = kSkipRow;
           ++stats_.rows_null_time;
           continue;
         }
-        const int64_t t = time.i64(row);
+        const int64_t t = times[row];
         if (t >= lo && t < hi) {
           slice[j] = lo;
         } else if (assigner_.slice_start64(t, &slice[j])) {
