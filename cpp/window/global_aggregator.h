@@ -40,7 +40,8 @@ class GlobalAggregator {
 
   // Queues a batch of partial rows; takes ownership of `array` (moved-from: released).
   // Input 1 (streaming): a second run of partial rows, itself sorted by (key bytes, slice),
-  // merged with input 0 as the sweep goes; all of input 0 must be added before input 1.
+  // merged with input 0 as the sweep goes; all of input 0 must be added before input 1, and
+  // input 1 before the first pull().
   void add(const ArrowSchema& schema, ArrowArray* array, int input = 0);
   // Finished windows, at most max_output_rows of them; null when no more are ready.
   std::unique_ptr<ArrowArray> pull();
@@ -50,6 +51,7 @@ class GlobalAggregator {
   // Streaming: windows ending at or before `floor` were emitted by earlier micro-batches and
   // are not emitted again; windows ending after `limit` (the watermark) do not fire yet. The
   // rows whose slices a window ending after `limit` still needs are carried: see take_carry().
+  // Call before the first pull().
   void set_bounds(int128 floor, int128 limit);
   // The carried rows, as an int64 array of row numbers into input 0 followed by input 1, in
   // the sweep's (key bytes, slice) order. Call after pull() returned null.
