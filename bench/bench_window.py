@@ -455,9 +455,25 @@ def bench_kernel(
             table = inputs[kc.table]
             return lambda: sf_aggregate(W, table, kc.case)
 
+        def arrow_group_by(table: pa.Table, size: int) -> pa.Table:
+            """The same tumbling groups by Arrow's hash aggregation (one thread): a yardstick
+            for a kernel that also keeps slices, fires windows and orders its output."""
+            ts = pc.cast(table["ts"], pa.int64()).to_numpy()
+            start = ts - ts % size
+            return (
+                pa.table({"auction": table["auction"], "start": start, "price": table["price"]})
+                .group_by(["auction", "start"], use_threads=False)
+                .aggregate([("price", "count"), ("price", "sum"), ("price", "max")])
+            )
+
+        arrow_label = {kc.label: f"pyarrow group_by, {kc.label}" for kc in cases}
+        tumbles = [kc for kc in cases if kc.case.kind == "tumble" and kc.table != "sweep"]
+
         out_rows: dict[str, int] = {}
 
         def check(label: str) -> None:
+            if label.startswith("pyarrow "):
+                return
             kc = next(k for k in cases if k.label == label)
             table = inputs[kc.table]
             got = sf_aggregate(W, table, kc.case)
@@ -467,18 +483,15 @@ def bench_kernel(
             out_rows[label] = got.num_rows
             if kc.case.kind == "tumble":
                 # Against pyarrow's group_by on the same rows (one thread).
-                ts = pc.cast(table["ts"], pa.int64()).to_numpy()
-                start = ts - ts % kc.case.size
-                ref = (
-                    pa.table({"auction": table["auction"], "start": start, "price": table["price"]})
-                    .group_by(["auction", "start"], use_threads=False)
-                    .aggregate([("price", "count"), ("price", "sum"), ("price", "max")])
-                )
+                ref = arrow_group_by(table, kc.case.size)
                 assert ref.num_rows == got.num_rows, (label, ref.num_rows, got.num_rows)
                 assert pc.max(ref["price_max"]).as_py() == pc.max(got["m"]).as_py()
                 assert pc.sum(ref["price_max"]).as_py() == pc.sum(got["m"]).as_py()
 
         jobs = [(kc.label, job(kc)) for kc in cases]
+        for kc in tumbles:
+            table, size = inputs[kc.table], kc.case.size
+            jobs.append((arrow_label[kc.label], lambda t=table, z=size: arrow_group_by(t, z)))
         times = interleaved(jobs, repeats, warmup=check)
     finally:
         pa.set_cpu_count(old_cpu_count)
@@ -504,8 +517,8 @@ def bench_kernel(
         f"windows.",
         "",
         "| input | windows | size/slide | output rows | median s | min-max | M rows/s | ns/row "
-        "| cost/row vs size/slide=1 |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+        "| cost/row vs size/slide=1 | pyarrow group_by s | pyarrow / sliceflow |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     sizes = {"wide": rows, "dense": keys * 100, "sweep": sweep_rows}
     sweep_cases = [kc for kc in cases if kc.table == "sweep"]
@@ -514,10 +527,12 @@ def bench_kernel(
         n = sizes[kc.table]
         t = m[kc.label]
         rel = f"{(t / n) / base:.2f}x" if kc.table == "sweep" else ""
+        arrow = m.get(arrow_label[kc.label])
+        vs_arrow = f"| {arrow:.3f} | {arrow / t:.2f}x |" if arrow else "| | |"
         out.append(
             f"| {kc.table} | {kc.label} | {kc.case.per_row:,} | {out_rows[kc.label]:,} | "
             f"{t:.3f} | {spread(times[kc.label], 3)} | {n / t / 1e6:.1f} | {t / n * 1e9:.0f} "
-            f"| {rel} |"
+            f"| {rel} {vs_arrow}"
         )
         results["cases"][kc.label] = {
             "input": kc.table,
