@@ -295,25 +295,25 @@ void GlobalAggregator::emit(int128 start, int128 end) {
     ++stats_.windows_out_of_range;
     return;
   }
-  out_.child(0).append_fixed<int64_t>(static_cast<int64_t>(start));
-  out_.child(1).append_fixed<int64_t>(static_cast<int64_t>(end));
-  out_.child(2).append_fixed<int64_t>(static_cast<int64_t>(end - 1));
-  decode_key(key_, key_out_);
-  const size_t base = 3 + key_out_.size();
+  const size_t base = append_window_head(start, end);
   for (size_t a = 0; a < aggs_.size(); ++a) aggs_[a]->emit(out_.child(base + a));
   out_.finish_struct();
   ++stats_.windows_fired;
 }
 
 void GlobalAggregator::emit_single(int128 start, int128 end, const ColumnView& partials, int64_t row) {
+  const size_t base = append_window_head(start, end);
+  for (size_t a = 0; a < aggs_.size(); ++a) aggs_[a]->emit_single(partials, row, out_.child(base + a));
+  out_.finish_struct();
+  ++stats_.windows_fired;
+}
+
+size_t GlobalAggregator::append_window_head(int128 start, int128 end) {
   out_.child(0).append_fixed<int64_t>(static_cast<int64_t>(start));
   out_.child(1).append_fixed<int64_t>(static_cast<int64_t>(end));
   out_.child(2).append_fixed<int64_t>(static_cast<int64_t>(end - 1));
   decode_key(key_, key_out_);
-  const size_t base = 3 + key_out_.size();
-  for (size_t a = 0; a < aggs_.size(); ++a) aggs_[a]->emit_single(partials, row, out_.child(base + a));
-  out_.finish_struct();
-  ++stats_.windows_fired;
+  return 3 + key_out_.size();
 }
 
 void GlobalAggregator::end_key() {

@@ -73,6 +73,9 @@ class GlobalAggregator {
   bool fire_cumulate(int128 limit);
   void emit(int128 start, int128 end);
   void emit_single(int128 start, int128 end, const arrow::ColumnView& partials, int64_t row);
+  // Appends a window's start, end, time and key columns (within int64: the callers check);
+  // returns the index of its first aggregate column.
+  size_t append_window_head(int128 start, int128 end);
   void end_key();
 
   Plan plan_;
