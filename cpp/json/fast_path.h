@@ -32,8 +32,6 @@ class FastPath {
   // of more than 50000 characters, which Jackson rejects and simdjson accepts.
   bool within_jackson_limits(std::string_view doc) const;
 
-  bool enabled() const { return enabled_; }
-
  private:
   // True with the row appended, or false having appended nothing that the caller keeps: the
   // document is not an object of integers, literals and ASCII strings without escapes, or
