@@ -141,9 +141,9 @@ def _read_through_line_end(f: BinaryIO, chunk: int = 1 << 16) -> bytes:
     """
     parts = []
     while block := f.read(chunk):
-        lf, cr = block.find(b"\n"), block.find(b"\r")
-        stop = min(i for i in (lf, cr) if i >= 0) if lf >= 0 or cr >= 0 else -1
-        if stop >= 0:
+        ends = [i for i in (block.find(b"\n"), block.find(b"\r")) if i >= 0]
+        if ends:
+            stop = min(ends)
             parts.append(block[: stop + 1])
             f.seek(stop + 1 - len(block), os.SEEK_CUR)
             break
