@@ -1,29 +1,15 @@
 #include "arrow/buffer_pool.h"
 
-#include <array>
 #include <cstdlib>
 #include <mutex>
+
+#include "arrow/block_cache.h"
 
 namespace sliceflow::arrow::buffer_pool {
 namespace {
 
 // Enough for the buffers of a few 100 MB batches; beyond that memory goes back to malloc.
-constexpr size_t kMaxBytes = size_t{512} << 20;
-constexpr size_t kMaxBuffers = 64;
-
-struct Cached {
-  uint8_t* data;
-  size_t capacity;
-};
-
-// Nothing to destroy but the mutex, so that buffers Python releases late in its shutdown
-// still find it; what the pool holds at exit is left to the system.
-struct Pool {
-  std::mutex mutex;
-  std::array<Cached, kMaxBuffers> buffers{};
-  size_t count = 0;
-  size_t bytes = 0;
-};
+using Pool = BlockCache<64, size_t{512} << 20>;
 
 Pool& pool() {
   static Pool instance;
@@ -46,19 +32,17 @@ uint8_t* take(size_t& capacity) {
   const std::lock_guard<std::mutex> lock(p.mutex);
   // The smallest that fits, and not more than twice as large (rather a fresh buffer than
   // a large one tied up by a small column).
-  size_t best = p.count;
-  for (size_t i = 0; i < p.count; ++i) {
-    const size_t c = p.buffers[i].capacity;
-    if (c >= capacity && c / 2 <= capacity && (best == p.count || c < p.buffers[best].capacity)) {
+  size_t best = p.count();
+  for (size_t i = 0; i < p.count(); ++i) {
+    const size_t c = p[i].bytes;
+    if (c >= capacity && c / 2 <= capacity && (best == p.count() || c < p[best].bytes)) {
       best = i;
     }
   }
-  if (best == p.count) return nullptr;
-  const Cached found = p.buffers[best];
-  p.buffers[best] = p.buffers[--p.count];
-  p.bytes -= found.capacity;
-  capacity = found.capacity;
-  return found.data;
+  if (best == p.count()) return nullptr;
+  const Pool::Block found = p.remove(best);
+  capacity = found.bytes;
+  return static_cast<uint8_t*>(found.p);
 }
 
 void give(uint8_t* data, size_t capacity) noexcept {
@@ -66,11 +50,7 @@ void give(uint8_t* data, size_t capacity) noexcept {
   if (capacity >= kMinPooled) {
     Pool& p = pool();
     const std::lock_guard<std::mutex> lock(p.mutex);
-    if (p.count < kMaxBuffers && p.bytes + capacity <= kMaxBytes) {
-      p.buffers[p.count++] = {data, capacity};
-      p.bytes += capacity;
-      return;
-    }
+    if (p.add(data, capacity)) return;
   }
   std::free(data);
 }

@@ -11,7 +11,6 @@
 // once per task (a Python worker) allocates the same sizes again at every bundle and task.
 #pragma once
 
-#include <array>
 #include <cstddef>
 #include <cstdlib>
 #include <memory>
@@ -22,6 +21,8 @@
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
+
+#include "arrow/block_cache.h"
 
 namespace sliceflow::bundle {
 
@@ -37,12 +38,8 @@ class HugeBlocks {
     {
       Cache& c = cache();
       const std::lock_guard<std::mutex> lock(c.mutex);
-      for (size_t i = 0; i < c.count; ++i) {
-        if (c.blocks[i].bytes != size) continue;
-        void* p = c.blocks[i].p;
-        c.blocks[i] = c.blocks[--c.count];
-        c.bytes -= size;
-        return p;
+      for (size_t i = 0; i < c.count(); ++i) {
+        if (c[i].bytes == size) return c.remove(i).p;
       }
     }
     void* p = std::aligned_alloc(kHuge, size);
@@ -60,21 +57,15 @@ class HugeBlocks {
     {
       Cache& c = cache();
       const std::lock_guard<std::mutex> lock(c.mutex);
-      while (c.bytes + size > kCacheBytes && c.count > 0) {
+      while (c.bytes() + size > kCacheBytes && c.count() > 0) {
         size_t smallest = 0;
-        for (size_t i = 1; i < c.count; ++i) {
-          if (c.blocks[i].bytes < c.blocks[smallest].bytes) smallest = i;
+        for (size_t i = 1; i < c.count(); ++i) {
+          if (c[i].bytes < c[smallest].bytes) smallest = i;
         }
-        if (c.blocks[smallest].bytes >= size) break;
-        std::free(c.blocks[smallest].p);
-        c.bytes -= c.blocks[smallest].bytes;
-        c.blocks[smallest] = c.blocks[--c.count];
+        if (c[smallest].bytes >= size) break;
+        std::free(c.remove(smallest).p);
       }
-      if (c.bytes + size <= kCacheBytes && c.count < kMaxBlocks) {
-        c.blocks[c.count++] = Block{p, size};
-        c.bytes += size;
-        return;
-      }
+      if (c.add(p, size)) return;
     }
     std::free(p);
   }
@@ -82,19 +73,7 @@ class HugeBlocks {
  private:
   static size_t rounded(size_t bytes) { return (bytes + kHuge - 1) / kHuge * kHuge; }
 
-  static constexpr size_t kMaxBlocks = kCacheBytes / kHuge;
-  struct Block {
-    void* p;
-    size_t bytes;
-  };
-  // Nothing to destroy but the mutex (as in arrow/buffer_pool), so that arrays freed late in
-  // Python's shutdown still find it; what the cache holds at exit is left to the system.
-  struct Cache {
-    std::mutex mutex;
-    std::array<Block, kMaxBlocks> blocks{};
-    size_t count = 0;
-    size_t bytes = 0;
-  };
+  using Cache = arrow::BlockCache<kCacheBytes / kHuge, kCacheBytes>;
   static Cache& cache() {
     static Cache instance;
     return instance;
