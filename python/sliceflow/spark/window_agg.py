@@ -56,6 +56,26 @@ class _CounterParam(AccumulatorParam):
         return value1
 
 
+def is_connect_session(spark: Any) -> bool:
+    """Whether ``spark`` is a Spark Connect client session (``SparkSession.builder.remote``).
+
+    Tells by the class's module, so that a classic-only installation (no grpcio) never imports
+    pyspark's Connect client.
+    """
+    return type(spark).__module__.startswith("pyspark.sql.connect.")
+
+
+def _connect_metrics_message(name: str) -> str:
+    return (
+        f"{name} adds the kernel's counters to a Spark accumulator, and a Spark Connect session "
+        "has none (no SparkContext on the client): the operators run on Connect without "
+        "metrics=. The counters are read on a classic SparkSession (SparkSession.builder"
+        ".master(...), e.g. the same query on a sample in local mode); on Connect, Spark's own "
+        "counts are in query.lastProgress (numInputRows, stateOperators) of a streaming query "
+        "and in DataFrame.observe of a batch one"
+    )
+
+
 class WindowMetrics:
     """The kernel's counters, summed over every task of the ``window_agg`` jobs it is given to.
 
@@ -63,7 +83,9 @@ class WindowMetrics:
     partition (``rows_in``, ``rows_null_time``, ``partials_out``, ``bundle_flushes``,
     ``partials_in``, ``slices``, ``windows_fired``, ``slices_merged``, ``slices_retracted``,
     ``partials_combined``). Read :attr:`value` on the driver after an action. A retried task
-    adds its counters again, as with any Spark accumulator.
+    adds its counters again, as with any Spark accumulator. Needs a classic SparkSession:
+    making one with a Spark Connect session raises ``NotImplementedError`` (Connect clients
+    have no accumulators; README, "Spark Connect").
 
     Example:
         >>> metrics = WindowMetrics(spark)  # doctest: +SKIP
@@ -74,10 +96,9 @@ class WindowMetrics:
     """
 
     def __init__(self, spark: SparkSession) -> None:
-        context = getattr(spark, "sparkContext", None)
-        if context is None:  # pragma: no cover - Spark Connect has no accumulators
-            raise NotImplementedError("WindowMetrics needs a classic SparkSession (accumulators)")
-        self._accumulator = context.accumulator({}, _CounterParam())
+        if is_connect_session(spark):
+            raise NotImplementedError(_connect_metrics_message(type(self).__name__))
+        self._accumulator = spark.sparkContext.accumulator({}, _CounterParam())
 
     @property
     def value(self) -> dict[str, int]:
