@@ -209,7 +209,8 @@ def window_agg(
         df: a batch or streaming DataFrame (streaming: with a watermark on the time column,
             and the RocksDB state store).
         spec: :func:`sliceflow.window.tumble`, :func:`~sliceflow.window.hop` or
-            :func:`~sliceflow.window.cumulate` on a TIMESTAMP or TIMESTAMP_NTZ column.
+            :func:`~sliceflow.window.cumulate` on a TIMESTAMP or TIMESTAMP_NTZ column (batch:
+            also STRING or DATE, cast to TIMESTAMP as Spark's ``window()`` casts them).
         by: grouping column name(s); ``None`` or ``[]`` for windows over all rows.
         aggs: :func:`sliceflow.window.count`, ``sum``, ``avg``, ``min``, ``max``,
             ``count_distinct``, ``first_value``, ``last_value`` (``.alias(name)`` to rename).
@@ -270,6 +271,7 @@ def window_agg(
         for a in aggs
     ]
 
+    df, spec = _cast_time_column(df, spec)
     referenced = [spec.time_col, *by_list, *(a.col for a in aggs if isinstance(a, AggSpec))]
     input_schema = _input_schema(df, referenced, time_zone, large_var)
     wp = build_plan(
@@ -326,6 +328,37 @@ def _incremental_batches(wp: Any, fired: Iterator[pa.RecordBatch]) -> Iterator[p
     for batch in fired:
         kept, last = keep_changed(pa.Table.from_batches([batch]), last, wp, None)
         yield from kept.to_batches()
+
+
+#: Time column types that Spark's ``window()`` casts to TIMESTAMP before windowing.
+_CAST_TO_TIMESTAMP = (T.StringType, T.DateType, T.CharType, T.VarcharType)
+
+
+def _cast_time_column(df: DataFrame, spec: WindowSpec) -> tuple[DataFrame, WindowSpec]:
+    """Spark's ``window()`` takes a STRING or DATE time column and casts it to TIMESTAMP
+    (``cast(ts AS TIMESTAMP)``: the session time zone; with ``spark.sql.ansi.enabled`` a string
+    that does not parse fails the query with Spark's CAST_INVALID_INPUT, without it the row's
+    time is null and the row is left out). The same here: the cast goes into the Spark plan, as
+    a new column that the spec then names, so that the original column keeps its type where it
+    is also a key or an argument. Other types are left to :func:`build_plan` to check."""
+    name = spec.time_col
+    matches = [f for f in df.schema.fields if f.name == name]
+    if len(matches) != 1 or not isinstance(matches[0].dataType, _CAST_TO_TIMESTAMP):
+        return df, spec
+    type_name = matches[0].dataType.simpleString().upper()
+    if df.isStreaming:
+        raise ValueError(
+            f"time column {name!r} has type {type_name}: a streaming window_agg fires windows "
+            "by Spark's watermark, which Spark defines on TIMESTAMP columns only "
+            "(EVENT_TIME_IS_NOT_ON_TIMESTAMP_TYPE); cast the column first, e.g. "
+            f"df.withColumn({name!r}, F.col({name!r}).cast('timestamp'))"
+            f".withWatermark({name!r}, '10 seconds')"
+        )
+    cast_name = "__window_time"
+    while cast_name in df.columns:
+        cast_name = "_" + cast_name
+    cast = df.withColumn(cast_name, F.col(_quote(name)).cast(T.TimestampType()))
+    return cast, WindowSpec(spec.kind, cast_name, spec.size, spec.slide, spec.offset)
 
 
 def _check_watermark(df: DataFrame, time_col: str) -> None:
