@@ -1,10 +1,15 @@
 """The sliceflow demo: decode a Nexmark bid stream on local Spark, with sliceflow and with
 Spark's own JSON readers, then aggregate the bids per auction over a sliding window
 (hop 1 hour / 1 minute) with sliceflow's sliced windows and with Spark's ``window()``; check that
-both give the same rows, and print the times.
+both give the same rows, and print the times. Exits with status 1 if any row differs.
 
-    bash scripts/demo.sh            # 500k bids
-    bash scripts/demo.sh 2000000    # more
+Run it from the repository root once ``bash scripts/demo.sh`` (or ``bash scripts/setup.sh``)
+has made ``.venv`` with sliceflow installed; the argument is the number of bids:
+
+    .venv/bin/python examples/json_demo.py            # 500k bids
+    .venv/bin/python examples/json_demo.py 2000000    # more
+
+(``bash scripts/demo.sh`` itself runs the streaming pipeline, ``examples/pipeline_demo.py``.)
 """
 
 from __future__ import annotations
@@ -29,6 +34,9 @@ def timed(label: str, df, results: list) -> None:
 
 
 def main(n: int) -> None:
+    # Spark's Python workers run PYSPARK_PYTHON (default: `python3` on the PATH, which may lack
+    # sliceflow): this interpreter, unless the caller chose one.
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     spark = local_session("local[2]", "sliceflow-demo")
     with tempfile.TemporaryDirectory() as tmp:
         folder = os.path.join(tmp, "bids")
