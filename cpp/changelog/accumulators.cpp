@@ -131,7 +131,7 @@ class IntSumAcc final : public Accumulator {
       return out;
     }
     if (s > std::numeric_limits<int64_t>::max() || s < std::numeric_limits<int64_t>::min()) {
-      if (ansi_) window::ansi_overflow("long", name_);
+      if (ansi_) window::ansi_overflow(false, avg_, name_);
     }
     // Spark's non-ANSI BIGINT sum wraps around: the exact sum modulo 2^64.
     out.i = static_cast<int64_t>(static_cast<uint64_t>(static_cast<uint128>(s)));
@@ -245,7 +245,7 @@ class DecimalSumAcc final : public Accumulator {
       ok = s_[key].fits(rp_, &v);
     }
     if (!ok) {
-      if (ansi_) window::ansi_overflow("decimal", name_);
+      if (ansi_) window::ansi_overflow(true, avg_, name_);
       return out;
     }
     out.valid = true;

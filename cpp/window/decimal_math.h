@@ -43,8 +43,9 @@ int128 pow10_128(int n);  // 0 <= n <= 38
 // DECIMAL(rp, rs). False: the result overflows rp digits.
 bool decimal_avg(int128 sum, int64_t count, int s, int rp, int rs, int128* out);
 
-// Spark's ANSI-mode error for a sum or avg result that does not fit its type (`what`: "long"
-// or "decimal"; `name`: the aggregate's output column).
-[[noreturn]] void ansi_overflow(const std::string& what, const std::string& name);
+// Spark's ANSI-mode error for a sum or avg result that does not fit its type: Spark 4.3's
+// ARITHMETIC_OVERFLOW text for a BIGINT sum (`decimal` false) or a DECIMAL sum / avg, then
+// `name`, the aggregate's output column. Throws std::overflow_error (Python: OverflowError).
+[[noreturn]] void ansi_overflow(bool decimal, bool avg, const std::string& name);
 
 }  // namespace sliceflow::window

@@ -54,7 +54,7 @@ struct IntSumOps {
     if (a.n == 0) return out.append_null();
     if (avg) return out.append_fixed<double>(static_cast<double>(a.s) / static_cast<double>(a.n));
     if (a.s > std::numeric_limits<int64_t>::max() || a.s < std::numeric_limits<int64_t>::min()) {
-      if (ansi) ansi_overflow("long", name);
+      if (ansi) ansi_overflow(false, avg, name);
     }
     // Spark's non-ANSI BIGINT sum wraps around: the exact sum modulo 2^64.
     out.append_fixed<int64_t>(static_cast<int64_t>(static_cast<uint64_t>(static_cast<uint128>(a.s))));
@@ -125,7 +125,7 @@ struct DecimalSumOps {
       ok = avg ? decimal_avg(sum, a.n, scale, rp, rs, &value) : a.s.fits(rp, &value);
     }
     if (ok) return out.append_fixed<int128>(value);
-    if (ansi) ansi_overflow("decimal", name);
+    if (ansi) ansi_overflow(true, avg, name);
     out.append_null();
   }
 };
