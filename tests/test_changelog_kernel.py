@@ -343,7 +343,10 @@ def test_ansi_overflow() -> None:
 
 def test_bad_op_is_a_clear_error() -> None:
     t = pa.table({"k": [1, 2], "v": [1, 2], "op": ["+I", "UPDATE"]})
-    with pytest.raises(ValueError, match=r"op column '__op' holds 'UPDATE'.*\+I, -U, \+U or -D"):
+    with pytest.raises(
+        ValueError,
+        match=r"op column 'op' holds 'UPDATE'.*\+I, -U, \+U or -D.*\{k=2, v=2, op='UPDATE'\}",
+    ):
         C.aggregate(t, "k", [W.count()], op_col="op")
 
 

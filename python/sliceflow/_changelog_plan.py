@@ -34,6 +34,7 @@ from sliceflow._window_plan import (
     _positive_int,
     plan_arguments,
     result_type,
+    spark_type_name,
 )
 from sliceflow.window import AggSpec
 
@@ -176,7 +177,8 @@ def build_plan(
         t = schema.field(i).type
         if not (pa.types.is_string(t) or pa.types.is_large_string(t)):
             raise ValueError(
-                f"op column {op_col!r} must be a STRING column holding +I, -U, +U or -D, not {t}"
+                f"op column {op_col!r} must be a STRING column holding +I, -U, +U or -D, not "
+                f"{spark_type_name(t)}"
             )
         if op_col in by:
             raise ValueError(f"op column {op_col!r} cannot also be a grouping column")

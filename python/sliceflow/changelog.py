@@ -60,7 +60,13 @@ def encode(
     for batch in batches:
         if batch.num_rows == 0:
             continue
-        enc.add(*cp.encoder_batch(batch).__arrow_c_array__())
+        try:
+            enc.add(*cp.encoder_batch(batch).__arrow_c_array__())
+        except ValueError:
+            located = _bad_op_error(cp, batch)
+            if located is None:
+                raise
+            raise located from None
         capsule = enc.take()
         if capsule is not None:
             yield _import_batch(struct_type, capsule)
@@ -70,6 +76,39 @@ def encode(
         yield _import_batch(struct_type, capsule)
     if stats is not None:
         _add_stats(stats, enc.stats())
+
+
+def _shown(value: Any) -> str:
+    """A value of a row as an error message shows it (strings quoted, cut at 40 characters)."""
+    if isinstance(value, str):
+        return repr(value if len(value) <= 40 else value[:40] + "…")
+    return "null" if value is None else str(value)
+
+
+def _bad_op_error(cp: ChangelogPlan, batch: pa.RecordBatch) -> ValueError | None:
+    """The error for the first row of ``batch`` (``cp.input_schema``'s columns, the user's
+    names) whose op is not a change kind, naming the op column and showing the row's values;
+    None if every op is valid (the kernel failed for another reason). Runs only after the
+    kernel refused the batch, so the happy path pays nothing for it."""
+    import pyarrow.compute as pc
+
+    op_index = cp.plan["op_column"]
+    if op_index < 0:
+        return None
+    column_index = cp.input_indices[op_index]
+    ops = batch.column(column_index)
+    valid = pa.array(["+I", "-U", "+U", "-D"], ops.type)
+    bad = pc.and_(pc.is_valid(ops), pc.invert(pc.is_in(ops, value_set=valid)))
+    first = pc.index(bad, True).as_py()
+    if first < 0:
+        return None
+    name = cp.input_schema.field(column_index).name
+    row = batch.slice(first, 1).to_pylist()[0]
+    shown = ", ".join(f"{k}={_shown(v)}" for k, v in row.items())
+    return ValueError(
+        f"op column {name!r} holds {_shown(row[name])}, which is not a change "
+        f"kind: expected +I, -U, +U or -D (null: +I). The row: {{{shown}}}"
+    )
 
 
 class GlobalPhase:
