@@ -10,9 +10,9 @@ Spark's ``window()`` takes a STRING or DATE time column and casts it to TIMESTAM
   time and the row is left out of every window (tumbling windows too);
 * with ``spark.sql.ansi.enabled=true`` a string that does not parse fails the query with
   ``[CAST_INVALID_INPUT]``;
-* ``withWatermark`` refuses a STRING or DATE column (``EVENT_TIME_IS_NOT_ON_TIMESTAMP_TYPE``),
-  so a streaming append-mode window over one cannot be written in Spark; ``window_agg`` refuses
-  it on the driver with the cast to write instead.
+* ``withWatermark`` refuses a STRING, DATE or TIMESTAMP_NTZ column
+  (``EVENT_TIME_IS_NOT_ON_TIMESTAMP_TYPE``), so a streaming append-mode window over one cannot
+  be written in Spark; ``window_agg`` refuses it on the driver with the cast to write instead.
 """
 
 from __future__ import annotations
@@ -152,3 +152,9 @@ def test_streaming_string_time_column_is_refused(spark, tmp_path):
         stream.withWatermark("s", "1 second").groupBy(F.window("s", "1 minute")).count()
     with pytest.raises(ValueError, match=r"time column 's' has type STRING.*cast\('timestamp'\)"):
         window_agg(stream, W.tumble("s", "1 minute"), ["k"], [W.count()])
+    # TIMESTAMP_NTZ: windows on a batch DataFrame (test_spark_window.py), no watermark in Spark
+    ntz = stream.withColumn("t", F.col("s").cast("timestamp_ntz"))
+    with pytest.raises(Exception, match="EVENT_TIME_IS_NOT_ON_TIMESTAMP_TYPE"):
+        ntz.withWatermark("t", "1 second")
+    with pytest.raises(ValueError, match=r"time column 't' has type TIMESTAMP_NTZ.*cast"):
+        window_agg(ntz, W.tumble("t", "1 minute"), ["k"], [W.count()])

@@ -340,12 +340,22 @@ def _cast_time_column(df: DataFrame, spec: WindowSpec) -> tuple[DataFrame, Windo
     that does not parse fails the query with Spark's CAST_INVALID_INPUT, without it the row's
     time is null and the row is left out). The same here: the cast goes into the Spark plan, as
     a new column that the spec then names, so that the original column keeps its type where it
-    is also a key or an argument. Other types are left to :func:`build_plan` to check."""
+    is also a key or an argument. Other types are left to :func:`build_plan` to check.
+
+    On a stream the time column must carry Spark's watermark, which Spark puts on TIMESTAMP
+    columns only (STRING, DATE and TIMESTAMP_NTZ fail with EVENT_TIME_IS_NOT_ON_TIMESTAMP_TYPE):
+    such a column is refused here, with the cast to write."""
     name = spec.time_col
     matches = [f for f in df.schema.fields if f.name == name]
-    if len(matches) != 1 or not isinstance(matches[0].dataType, _CAST_TO_TIMESTAMP):
+    if len(matches) != 1:
         return df, spec
-    type_name = matches[0].dataType.simpleString().upper()
+    dt = matches[0].dataType
+    streaming_refused = (*_CAST_TO_TIMESTAMP, T.TimestampNTZType)
+    if not isinstance(dt, _CAST_TO_TIMESTAMP) and not (
+        df.isStreaming and isinstance(dt, streaming_refused)
+    ):
+        return df, spec
+    type_name = dt.simpleString().upper()
     if df.isStreaming:
         raise ValueError(
             f"time column {name!r} has type {type_name}: a streaming window_agg fires windows "
