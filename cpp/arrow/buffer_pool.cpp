@@ -3,20 +3,12 @@
 #include <cstdlib>
 #include <mutex>
 
-#include "arrow/block_cache.h"
-
 namespace sliceflow::arrow::buffer_pool {
-namespace {
 
-// Enough for the buffers of a few 100 MB batches; beyond that memory goes back to malloc.
-using Pool = BlockCache<64, size_t{512} << 20>;
-
-Pool& pool() {
-  static Pool instance;
+BlockCache& cache() {
+  static BlockCache instance(kDefaultMaxBlocks, kDefaultMaxBytes);
   return instance;
 }
-
-}  // namespace
 
 size_t round_up(size_t bytes) {
   if (bytes < kMinPooled) return bytes;
@@ -28,7 +20,7 @@ size_t round_up(size_t bytes) {
 
 uint8_t* take(size_t& capacity) {
   if (capacity < kMinPooled) return nullptr;
-  Pool& p = pool();
+  BlockCache& p = cache();
   const std::lock_guard<std::mutex> lock(p.mutex);
   // The smallest that fits, and not more than twice as large (rather a fresh buffer than
   // a large one tied up by a small column).
@@ -40,15 +32,15 @@ uint8_t* take(size_t& capacity) {
     }
   }
   if (best == p.count()) return nullptr;
-  const Pool::Block found = p.remove(best);
+  const BlockCache::Block found = p.remove(best);
   capacity = found.bytes;
   return static_cast<uint8_t*>(found.p);
 }
 
 void give(uint8_t* data, size_t capacity) noexcept {
   if (data == nullptr) return;
-  if (capacity >= kMinPooled) {
-    Pool& p = pool();
+  BlockCache& p = cache();
+  if (capacity >= kMinPooled && !p.off()) {
     const std::lock_guard<std::mutex> lock(p.mutex);
     if (p.add(data, capacity)) return;
   }

@@ -2,12 +2,26 @@
 // and come back when it releases them; keeping them for the next batch spares the kernel
 // mapping and zero-filling fresh pages for every batch (glibc returns freed blocks of this
 // size to the system), which is about a tenth of decoding a 100 MB batch.
+//
+// What it may hold is bounded by limits set at run time (memory/limits.h: environment,
+// Spark conf, sliceflow.memory); with a limit of 0 every buffer goes back to malloc's free.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
+#include "arrow/block_cache.h"
+
 namespace sliceflow::arrow::buffer_pool {
+
+// Limits when nothing sets them: about a 10,000-row batch's output buffers several times over
+// (Spark's Arrow batches), yet little beside a Python worker's own memory when an executor
+// runs one worker per core. bench/bench_memory.py and docs/memory.md have the measurements.
+constexpr size_t kDefaultMaxBlocks = 64;
+constexpr size_t kDefaultMaxBytes = size_t{32} << 20;
+
+// The process-wide cache (limits, what it holds); callers other than take/give lock its mutex.
+BlockCache& cache();
 
 // Buffers smaller than this go straight to malloc and free. Small enough for the columns of
 // the 10,000-row batches Spark hands to from_json (a 500 KB string column went to mmap and

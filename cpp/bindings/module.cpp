@@ -10,4 +10,6 @@ PYBIND11_MODULE(_core, m) {
   sliceflow::bindings::register_window(window);
   auto changelog = m.def_submodule("changelog", "Changelog group aggregation: encoder (local) and aggregator (global) phases");
   sliceflow::bindings::register_changelog(changelog);
+  auto memory = m.def_submodule("memory", "Limits of the process-wide caches of freed memory");
+  sliceflow::bindings::register_memory(memory);
 }

@@ -7,5 +7,6 @@ namespace sliceflow::bindings {
 void register_json(pybind11::module_& m);
 void register_window(pybind11::module_& m);
 void register_changelog(pybind11::module_& m);
+void register_memory(pybind11::module_& m);
 
 }  // namespace sliceflow::bindings

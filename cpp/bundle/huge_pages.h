@@ -5,10 +5,11 @@
 // MB also misses the TLB, and filling the array takes a page fault per 4 KB. The machine's
 // transparent huge pages are commonly enabled for `madvise` only, so the allocator asks.
 //
-// Freed blocks are kept, up to kCacheBytes in all, for the next allocation of that size: a
-// fresh block costs a page fault and the kernel's clearing of every page on first touch,
-// which for a bundle of 1M slots was a tenth of the local phase. A process that aggregates
-// once per task (a Python worker) allocates the same sizes again at every bundle and task.
+// Freed blocks are kept, within limits set at run time (memory/limits.h; defaults below), for
+// the next allocation of that size: a fresh block costs a page fault and the kernel's
+// clearing of every page on first touch, which for a bundle of 1M slots was a tenth of the
+// local phase. A process that aggregates once per task (a Python worker) allocates the same
+// sizes again at every bundle and task. With a limit of 0 every block goes back to free.
 #pragma once
 
 #include <cstddef>
@@ -30,13 +31,18 @@ namespace sliceflow::bundle {
 class HugeBlocks {
  public:
   static constexpr size_t kHuge = size_t{2} << 20;
-  // Idle bytes the cache may hold; a block freed beyond that goes back to the system.
-  static constexpr size_t kCacheBytes = size_t{128} << 20;
+  // Idle bytes and blocks the cache may hold when nothing sets them; a block freed beyond
+  // that goes back to the system. Enough for the arrays of a bundle of about 256K slots.
+  static constexpr size_t kDefaultMaxBytes = size_t{32} << 20;
+  static constexpr size_t kDefaultMaxBlocks = 16;
+
+  // The process-wide cache of freed blocks (limits, what it holds).
+  static arrow::BlockCache& cache();
 
   static void* allocate(size_t bytes) {
     const size_t size = rounded(bytes);
     {
-      Cache& c = cache();
+      arrow::BlockCache& c = cache();
       const std::lock_guard<std::mutex> lock(c.mutex);
       for (size_t i = 0; i < c.count(); ++i) {
         if (c[i].bytes == size) return c.remove(i).p;
@@ -54,10 +60,10 @@ class HugeBlocks {
   // so the last (largest) blocks hold most of the bytes that the next bundle touches again.
   static void deallocate(void* p, size_t bytes) noexcept {
     const size_t size = rounded(bytes);
-    {
-      Cache& c = cache();
+    arrow::BlockCache& c = cache();
+    if (!c.off() && size <= c.max_bytes()) {
       const std::lock_guard<std::mutex> lock(c.mutex);
-      while (c.bytes() + size > kCacheBytes && c.count() > 0) {
+      while (!c.fits(size) && c.count() > 0) {
         size_t smallest = 0;
         for (size_t i = 1; i < c.count(); ++i) {
           if (c[i].bytes < c[smallest].bytes) smallest = i;
@@ -72,12 +78,6 @@ class HugeBlocks {
 
  private:
   static size_t rounded(size_t bytes) { return (bytes + kHuge - 1) / kHuge * kHuge; }
-
-  using Cache = arrow::BlockCache<kCacheBytes / kHuge, kCacheBytes>;
-  static Cache& cache() {
-    static Cache instance;
-    return instance;
-  }
 };
 
 template <typename T>
