@@ -22,6 +22,7 @@ from pyspark.sql.streaming.stateful_processor import StatefulProcessor, Stateful
 
 from sliceflow._changelog_plan import ChangelogPlan
 from sliceflow.changelog import GlobalPhase
+from sliceflow.spark._memory_conf import apply_in_worker
 
 __all__ = [
     "PACKED_SCHEMA",
@@ -98,11 +99,18 @@ def unpack(frame: pd.DataFrame, schema: pa.Schema, operator: str) -> Iterator[pa
 class BucketProcessor(StatefulProcessor):
     """``transformWithStateInPandas`` processor: one call per (micro-batch, bucket)."""
 
-    def __init__(self, cp: ChangelogPlan, accumulator: Any = None) -> None:
+    def __init__(
+        self,
+        cp: ChangelogPlan,
+        accumulator: Any = None,
+        memory_limits: dict[str, str] | None = None,
+    ) -> None:
         self._cp = cp
+        self._memory_limits = dict(memory_limits or {})
         self._accumulator = accumulator
 
     def init(self, handle: StatefulProcessorHandle) -> None:
+        apply_in_worker(self._memory_limits)
         self._state = handle.getValueState(STATE_NAME, _STATE_SCHEMA)
         self._phase = GlobalPhase(self._cp, "changelog")
         self._stats: dict[str, int] = {}

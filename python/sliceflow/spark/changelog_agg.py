@@ -35,6 +35,7 @@ from sliceflow._changelog_plan import (
 from sliceflow.changelog import GlobalPhase, encode
 from sliceflow.spark._bucket_labels import bucket_labels, check_buckets
 from sliceflow.spark._bucket_state import PACKED_SCHEMA, BucketProcessor, pack_by_bucket
+from sliceflow.spark._memory_conf import apply_in_worker, from_session
 from sliceflow.spark._state_store import buckets_from_conf, check_state_store
 from sliceflow.spark._types import session_time_zone
 from sliceflow.spark.window_agg import (
@@ -158,8 +159,10 @@ def changelog_agg(
         ansi=ansi,
     )
     accumulator = metrics._accumulator if metrics is not None else None
+    memory_limits = from_session(spark)
 
     def encode_fn(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        apply_in_worker(memory_limits)
         stats: dict[str, int] | None = {} if accumulator is not None else None
         inputs = (conform(b, cp.input_schema) for b in batches)
         yield from encode(cp, inputs, stats)
@@ -179,15 +182,20 @@ def changelog_agg(
     if df.isStreaming:
         check_state_store(conf, "changelog_agg")
         packed = selected.mapInArrow(encode_packed_fn, _spark_struct(PACKED_SCHEMA))
-        return _streaming(cp, packed, output_struct, accumulator)
+        return _streaming(cp, packed, output_struct, accumulator, memory_limits)
     deltas = selected.mapInArrow(encode_fn, _spark_struct(cp.delta_schema))
-    return _batch(cp, deltas, output_struct, accumulator)
+    return _batch(cp, deltas, output_struct, accumulator, memory_limits)
 
 
 def _batch(
-    cp: ChangelogPlan, deltas: DataFrame, output: T.StructType, accumulator: Any
+    cp: ChangelogPlan,
+    deltas: DataFrame,
+    output: T.StructType,
+    accumulator: Any,
+    memory_limits: dict[str, str],
 ) -> DataFrame:
     def final_fn(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        apply_in_worker(memory_limits)
         phase = GlobalPhase(cp, "final")
         for batch in batches:
             yield from phase.add(batch)
@@ -201,9 +209,13 @@ def _batch(
 
 
 def _streaming(
-    cp: ChangelogPlan, deltas: DataFrame, output: T.StructType, accumulator: Any
+    cp: ChangelogPlan,
+    deltas: DataFrame,
+    output: T.StructType,
+    accumulator: Any,
+    memory_limits: dict[str, str],
 ) -> DataFrame:
-    processor = BucketProcessor(cp, accumulator)
+    processor = BucketProcessor(cp, accumulator, memory_limits)
     return deltas.groupBy("__bucket").transformWithStateInPandas(
         statefulProcessor=processor,
         outputStructType=output,

@@ -19,6 +19,7 @@ from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 from pyspark.sql.types import StructType
 
 from sliceflow._options import normalize
+from sliceflow.spark._memory_conf import apply_in_worker, from_session
 from sliceflow.spark._types import resolve_schema, session_time_zone
 
 #: Split size when the session does not set spark.sql.files.maxPartitionBytes.
@@ -74,8 +75,13 @@ def _parse_bytes(value: Any) -> int:
 
 class JsonDataSourceReader(DataSourceReader):
     def __init__(
-        self, options: dict[str, str], schema: StructType, session_defaults: dict[str, str]
+        self,
+        options: dict[str, str],
+        schema: StructType,
+        session_defaults: dict[str, str],
+        memory_limits: dict[str, str] | None = None,
     ) -> None:
+        self.memory_limits = dict(memory_limits or {})
         self.options = dict(options)
         path = _pop(self.options, "path")
         if not path:
@@ -105,6 +111,7 @@ class JsonDataSourceReader(DataSourceReader):
         from sliceflow.json import iter_ndjson
 
         assert isinstance(partition, FileSplit)
+        apply_in_worker(self.memory_limits)
         yield from iter_ndjson(
             partition.path,
             self.arrow_schema,
@@ -134,17 +141,20 @@ class JsonDataSource(DataSource):
     #: Session settings captured by :func:`register`: Spark plans Python data sources in a
     #: worker process, where the driver's session is out of reach.
     session_defaults: dict[str, str] = {}
+    #: The session's ``spark.sliceflow.memory.*`` settings, captured by :func:`register` too.
+    memory_limits: dict[str, str] = {}
 
     def reader(self, schema: StructType) -> DataSourceReader:
-        return JsonDataSourceReader(self.options, schema, self.session_defaults)
+        return JsonDataSourceReader(self.options, schema, self.session_defaults, self.memory_limits)
 
 
 def register(spark: SparkSession) -> None:
     """Registers the ``sliceflow.json`` data source with ``spark``.
 
-    The session's time zone (``spark.sql.session.timeZone``) and split size
-    (``spark.sql.files.maxPartitionBytes``) are read now; call ``register`` again after
-    changing them, or pass ``.option("timeZone", ...)`` / ``.option("maxPartitionBytes", ...)``.
+    The session's time zone (``spark.sql.session.timeZone``), split size
+    (``spark.sql.files.maxPartitionBytes``) and memory limits (``spark.sliceflow.memory.*``)
+    are read now; call ``register`` again after changing them, or pass
+    ``.option("timeZone", ...)`` / ``.option("maxPartitionBytes", ...)``.
     """
     defaults = {
         "timeZone": session_time_zone(spark),
@@ -153,5 +163,6 @@ def register(spark: SparkSession) -> None:
         ),
     }
     # A class made here travels to the planner worker by value, with its defaults.
-    source = type("JsonDataSource", (JsonDataSource,), {"session_defaults": defaults})
+    attributes = {"session_defaults": defaults, "memory_limits": from_session(spark)}
+    source = type("JsonDataSource", (JsonDataSource,), attributes)
     spark.dataSource.register(source)

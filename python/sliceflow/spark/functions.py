@@ -11,6 +11,7 @@ from pyspark.sql import functions as F
 
 from sliceflow._schema import SchemaLike
 from sliceflow.json import _Session
+from sliceflow.spark._memory_conf import apply_in_worker, from_session
 from sliceflow.spark._types import resolve_schema, session_time_zone
 
 
@@ -37,8 +38,10 @@ def from_json(
     # A decoder made on the driver checks the options, patterns and time zone at once, so
     # that a mistake fails here and not inside a task.
     _Session(arrow_schema, options_copy, time_zone)
+    memory_limits = from_session()
 
     def decode_batches(batches: Iterator[pa.Array]) -> Iterator[pa.Array]:
+        apply_in_worker(memory_limits)
         session = _Session(arrow_schema, options_copy, time_zone)
         for batch in batches:
             session.feed(batch)

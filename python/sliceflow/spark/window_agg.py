@@ -25,6 +25,7 @@ from pyspark.sql import types as T
 from sliceflow._incremental import keep_changed
 from sliceflow._window_plan import build_plan
 from sliceflow.spark._bucket_labels import check_buckets
+from sliceflow.spark._memory_conf import apply_in_worker, from_session
 from sliceflow.spark._state_store import buckets_from_conf, check_state_store
 from sliceflow.spark._types import _spark_type, session_time_zone
 from sliceflow.window import (
@@ -286,6 +287,7 @@ def window_agg(
     partial_struct = _spark_struct(wp.partial_schema)
     output_struct = _spark_struct(wp.output_schema)
     accumulator = metrics._accumulator if metrics is not None else None
+    memory_limits = from_session(spark)
     if df.isStreaming:
         from sliceflow.spark import window_stream
 
@@ -295,10 +297,18 @@ def window_agg(
             buckets = _default_window_buckets(spark)
         check_buckets(buckets)
         return window_stream.streaming(
-            df, wp, by_list, output_struct, emit=emit, buckets=buckets, accumulator=accumulator
+            df,
+            wp,
+            by_list,
+            output_struct,
+            emit=emit,
+            buckets=buckets,
+            accumulator=accumulator,
+            memory_limits=memory_limits,
         )
 
     def local_fn(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        apply_in_worker(memory_limits)
         stats: dict[str, int] | None = {} if accumulator is not None else None
         inputs = (conform(b, wp.input_schema) for b in batches)
         yield from _local_phase(wp, inputs, stats)
@@ -306,6 +316,7 @@ def window_agg(
             accumulator.add(stats)
 
     def global_fn(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        apply_in_worker(memory_limits)
         stats: dict[str, int] | None = {} if accumulator is not None else None
         fired = _global_phase(wp, batches, stats)
         if emit == "incremental":

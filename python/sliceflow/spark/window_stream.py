@@ -40,6 +40,7 @@ from sliceflow._window_plan import WindowPlan
 from sliceflow._window_stream import BucketState, advance, read_table, write_table
 from sliceflow.spark._bucket_labels import bucket_labels
 from sliceflow.spark._bucket_state import PACKED_SCHEMA, pack_by_bucket, unpack
+from sliceflow.spark._memory_conf import apply_in_worker
 from sliceflow.spark.window_agg import _quote, _spark_struct
 from sliceflow.window import conform
 
@@ -113,13 +114,22 @@ class WindowBucketProcessor(StatefulProcessor):
     """``transformWithStateInPandas`` processor (time mode ``EventTime``): one call per bucket
     per micro-batch, and one per watermark advance."""
 
-    def __init__(self, wp: WindowPlan, emit: str, buckets: int, accumulator: Any = None) -> None:
+    def __init__(
+        self,
+        wp: WindowPlan,
+        emit: str,
+        buckets: int,
+        accumulator: Any = None,
+        memory_limits: dict[str, str] | None = None,
+    ) -> None:
         self._wp = wp
+        self._memory_limits = dict(memory_limits or {})
         self._emit = emit
         self._accumulator = accumulator
         self._fingerprint = plan_fingerprint(wp, emit, buckets)
 
     def init(self, handle: StatefulProcessorHandle) -> None:
+        apply_in_worker(self._memory_limits)
         self._handle = handle
         self._state = handle.getValueState(STATE_NAME, _STATE_SCHEMA)
         self._data = handle.getValueState(DATA_STATE_NAME, _DATA_SCHEMA)
@@ -203,6 +213,7 @@ def streaming(
     emit: str,
     buckets: int,
     accumulator: Any,
+    memory_limits: dict[str, str] | None = None,
 ) -> DataFrame:
     """The streaming plan of ``window_agg`` (``df`` is checked and planned already)."""
     bucket = F.pmod(F.hash(*[F.col(_quote(k)) for k in by]), F.lit(buckets)) if by else F.lit(0)
@@ -216,7 +227,7 @@ def streaming(
 
     pack_fn.__name__ = "window_agg_pack"
     packed = selected.mapInArrow(pack_fn, _spark_struct(PACKED_SCHEMA))
-    processor = WindowBucketProcessor(wp, emit, buckets, accumulator)
+    processor = WindowBucketProcessor(wp, emit, buckets, accumulator, memory_limits)
     return packed.groupBy("__bucket").transformWithStateInPandas(
         statefulProcessor=processor,
         outputStructType=output,

@@ -1,0 +1,37 @@
+"""The ``spark.sliceflow.memory.*`` settings: read on the driver, applied in each Python worker.
+
+A query that runs sliceflow kernels reads the session's settings when it is built (a malformed
+value fails there, naming the conf) and carries them in its UDF closure; the worker applies
+them with :func:`apply_in_worker` before its first kernel call. Settings left unset leave the
+worker's limits as they are (environment variables, else the defaults): see
+:mod:`sliceflow.memory`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pyspark.sql import SparkSession
+
+from sliceflow import memory
+
+
+def from_session(spark: Any = None) -> dict[str, str]:
+    """The ``spark.sliceflow.memory.*`` settings that are set, by limit name, of ``spark``
+    (default: the active session; none without one)."""
+    spark = spark or SparkSession.getActiveSession()
+    settings: dict[str, str] = {}
+    if spark is None:
+        return settings
+    for name, (_, _, _, conf) in memory.LIMITS.items():
+        value = spark.conf.get(conf, None)
+        if value is not None and str(value).strip():
+            memory.parse_limit(name, str(value), conf)
+            settings[name] = str(value)
+    return settings
+
+
+def apply_in_worker(settings: dict[str, str]) -> None:
+    """Sets this process's limits to the settings read by :func:`from_session`."""
+    if settings:
+        memory.apply(settings, source={name: memory.LIMITS[name][3] for name in settings})
