@@ -13,12 +13,12 @@ from typing import Any
 
 from pyspark.sql import SparkSession
 
-from sliceflow import memory
-
 
 def from_session(spark: Any = None) -> dict[str, str]:
     """The ``spark.sliceflow.memory.*`` settings that are set, by limit name, of ``spark``
     (default: the active session; none without one)."""
+    from sliceflow import memory  # loads sliceflow._core only when a query is built
+
     spark = spark or SparkSession.getActiveSession()
     settings: dict[str, str] = {}
     if spark is None:
@@ -34,4 +34,6 @@ def from_session(spark: Any = None) -> dict[str, str]:
 def apply_in_worker(settings: dict[str, str]) -> None:
     """Sets this process's limits to the settings read by :func:`from_session`."""
     if settings:
+        from sliceflow import memory
+
         memory.apply(settings, source={name: memory.LIMITS[name][3] for name in settings})
