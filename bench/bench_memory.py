@@ -2,13 +2,15 @@
 
 Each configuration runs in a fresh Python process that does what a Spark Python worker does
 with sliceflow (from_json on Spark-sized Arrow batches of 10,000 strings, the sliceflow.json
-data source's block reads, the window_agg local phase with Spark's default bundle and its
-global phase), many times over. The parent samples the process's resident set (VmRSS in
-/proc/<pid>/status) every few milliseconds; the process reports its baseline (after imports
-and data generation, before the first kernel call), its peak (VmHWM) and what the caches hold
-at the end. Sizes are MiB.
+data source's block reads, decodes of large buffers, the window_agg local phase with Spark's
+default bundle and its global phase), many times over. The parent samples the process's
+resident set (VmRSS in /proc/<pid>/status) every few milliseconds; the process reports its
+baseline (after imports and data generation, before the first kernel call), each step's peak
+above the RSS it started at (VmHWM, reset per step), what the caches held at most, and what
+they hold after release(). Sizes are MiB. ``--spark ROWS`` first runs from_json and
+window_agg as a local[2] Spark job per configuration, sampling every PySpark worker process.
 
-    PYTHONPATH=python .venv/bin/python bench/bench_memory.py
+    PYTHONPATH=python .venv/bin/python bench/bench_memory.py --spark 1000000
     PYTHONPATH=python .venv/bin/python bench/bench_memory.py --quick
 
 ``run_worker`` is also what tests/test_memory.py runs (quick size, small limits).
@@ -58,7 +60,7 @@ def _window_batches(rounds: int, keys: int, seed: int) -> Any:
     rng = np.random.default_rng(seed)
     for i in range(rounds):
         base = i * BATCH_ROWS
-        ts = (np.arange(base, base + BATCH_ROWS, dtype=np.int64) * 6_000) // 1  # 6 ms per row
+        ts = np.arange(base, base + BATCH_ROWS, dtype=np.int64) * 6_000  # 6 ms per row
         yield pa.record_batch(
             {
                 "k": pa.array(rng.integers(0, keys, BATCH_ROWS, dtype=np.int64)),
