@@ -287,6 +287,42 @@ def bench_kernel(rows: int, repeats: int, cpu: int) -> tuple[str, dict[str, Any]
     return "\n".join(out), {"median": med, "mb": mb}
 
 
+def bench_long_array(numbers: int, repeats: int, cpu: int) -> str:
+    """One document ``{"arr":[1234567, ...]}`` of ``numbers`` numbers, read as ``arr STRING``
+    (Spark re-serialises the array) next to ``arr ARRAY<BIGINT>``, with double quotes (fast
+    path) and single quotes (the Jackson-like reader). A row of its own: one large document
+    must cost time linear in its size, not stall a task."""
+    from sliceflow import json as sj
+
+    body = ",".join(["1234567"] * numbers)
+    double = ('{"arr":[' + body + "]}\n").encode()
+    single = ("{'arr':[" + body + "]}\n").encode()
+    del body
+    mb = len(double) / 1e6
+    old_mask = pin_to_one_cpu(cpu)
+    try:
+        jobs = [
+            (f"{quote} quotes, arr {schema}", lambda d=data, s=f"arr {schema}": sj.decode(d, s))
+            for quote, data in (("double", double), ("single", single))
+            for schema in ("STRING", "ARRAY<BIGINT>")
+        ]
+        print(f"long array: one document, {numbers:,} numbers, {mb:.1f} MB", file=sys.stderr)
+        times = interleaved(jobs, repeats)
+    finally:
+        unpin(old_mask)
+    out = [
+        f'**One long array** (one core): one document `{{"arr":[1234567, ...]}}` of '
+        f"{numbers:,} numbers = {mb:.1f} MB; median of {repeats} runs.",
+        "",
+        "| document, schema | median s | min-max s | MB/s |",
+        "|---|---:|---:|---:|",
+    ]
+    for label, _ in jobs:
+        t = statistics.median(times[label])
+        out.append(f"| {label} | {t:.3f} | {spread(times[label])} | {mb / t:,.0f} |")
+    return "\n".join(out)
+
+
 # ---------------------------------------------------------------------------------------------
 # spark: local[2]
 
@@ -573,6 +609,8 @@ def main(argv: list[str] | None = None) -> None:
             rows = args.rows or (20_000 if args.quick else 500_000)
             repeats = args.repeat or (3 if args.quick else 7)
             block, _ = bench_kernel(rows, repeats, args.cpu)
+            numbers = 500_000 if args.quick else 6_000_000
+            block += "\n\n" + bench_long_array(numbers, repeats, args.cpu)
         else:
             rows = args.rows or (100_000 if args.quick else 2_000_000)
             repeats = args.repeat or (1 if args.quick else 3)

@@ -363,6 +363,8 @@ void Reader::reset(const char16_t* units, size_t size, size_t tail) {
   end_ = size;
   tail_ = tail;
   ptr_ = 0;
+  window_begin_ = 0;
+  window_end_ = 0;
   current_ = Token::None;
   next_ = Token::None;
   token_incomplete_ = false;
@@ -986,9 +988,17 @@ size_t Reader::buffer_end(size_t pos) const {
   // Jackson fills a 4000-character buffer from the InputStreamReader, which stops one short
   // when a surrogate pair would not fit, and hands over an incomplete UTF-8 sequence at the
   // very end (one U+FFFD) in a read of its own.
+  //
+  // The buffer boundaries depend only on the input, so the walk resumes from the last buffer
+  // found: numbers come in input order, and a document of many numbers costs O(units / 4000)
+  // in all here instead of that much per number (quadratic on a multi-MB array).
   constexpr size_t kBuffer = 4000;
   if (end_ <= kBuffer && tail_ >= end_) return end_;
   size_t begin = 0;
+  if (pos >= window_begin_ && window_end_ > window_begin_) {
+    if (pos < window_end_) return window_end_;
+    begin = window_end_;
+  }
   for (;;) {
     size_t e = begin + kBuffer;
     if (e >= end_) {
@@ -997,7 +1007,11 @@ size_t Reader::buffer_end(size_t pos) const {
     } else if (buf_[e - 1] >= 0xD800 && buf_[e - 1] <= 0xDBFF) {
       --e;
     }
-    if (pos < e) return e;
+    if (pos < e) {
+      window_begin_ = begin;
+      window_end_ = e;
+      return e;
+    }
     begin = e;
   }
 }

@@ -137,6 +137,9 @@ class Reader {
   size_t end_ = 0;
   size_t tail_ = SIZE_MAX;
   size_t ptr_ = 0;
+  // The last of Jackson's 4000-unit input buffers that buffer_end() found: [begin, end).
+  mutable size_t window_begin_ = 0;
+  mutable size_t window_end_ = 0;
 
   Token current_ = Token::None;
   Token next_ = Token::None;  // the value token read together with a field name
