@@ -10,9 +10,13 @@ from __future__ import annotations
 
 import time
 
+import pyarrow as pa
 import pytest
 
 from sliceflow import json as sj
+
+# Jackson's StreamReadConstraints.maxStringLength (the default in the Jackson Spark ships).
+MAX_STRING = 20_000_000
 
 
 def _best_time(job, runs: int = 3) -> float:
@@ -42,3 +46,53 @@ def test_a_long_array_read_as_string_takes_linear_time(quote):
     # ... and within a constant factor of reading the same document as an array of numbers.
     t_array = _best_time(lambda: sj.decode(large, "arr ARRAY<BIGINT>"))
     assert t_large < 20 * t_array + 0.1, (t_array, t_large)
+
+
+# ---------------------------------------------------------------------------------------------
+# Jackson's StreamReadConstraints
+
+
+@pytest.mark.slow
+def test_string_over_jacksons_limit_nulls_the_field():
+    # Spark 4.3 (probed): {"a": <20,000,001 x>, "b": 1} as "a STRING, b INT, _corrupt_record
+    # STRING" gives a=None, b=1 and the document in _corrupt_record; at exactly 20,000,000
+    # characters the string is kept; a skipped field of that length is no error; FAILFAST
+    # raises.
+    schema = "a STRING, b INT, _corrupt_record STRING"
+    over = '{"a":"' + "x" * (MAX_STRING + 1) + '","b":1}'
+    at = '{"a":"' + "x" * MAX_STRING + '","b":1}'
+    skipped = '{"z":"' + "x" * (MAX_STRING + 1) + '","b":1}'
+    rows = sj.decode(pa.array([over, at, skipped]), schema)
+    a, b, corrupt = (rows.column(i) for i in range(3))
+    assert [v is None for v in (a[0].as_py(), a[2].as_py())] == [True, True]
+    assert len(a[1].as_py()) == MAX_STRING
+    assert b.to_pylist() == [1, 1, 1]
+    assert corrupt[0].as_py() == over and corrupt[1].as_py() is None
+    assert corrupt[2].as_py() is None
+    with pytest.raises(sj.MalformedRecordError, match="String value length"):
+        sj.decode(pa.array([over]), "a STRING", options={"mode": "FAILFAST"})
+
+
+def test_number_and_nesting_limits_match_spark():
+    # Spark 4.3 (probed): a number of more than 1000 digits makes the whole document malformed,
+    # read or skipped; a float counts integer + fraction + exponent digits; a field nested
+    # 1001 deep fails that field only.
+    schema = "a STRING, b INT, _corrupt_record STRING"
+    many = "1" * 1001
+    docs = [
+        '{"a":' + "1" * 1000 + ',"b":1}',
+        '{"a":' + many + ',"b":1}',
+        '{"z":' + many + ',"b":1}',
+        '{"b":1,"a":1.' + "1" * 999 + "}",
+        '{"b":1,"a":0.' + many + "}",
+        '{"b":1,"a":' + "[" * 999 + "]" * 999 + "}",
+        '{"b":1,"a":' + "[" * 1000 + "]" * 1000 + "}",
+    ]
+    rows = sj.decode(pa.array(docs), schema).to_pylist()
+    assert rows[0] == {"a": "1" * 1000, "b": 1, "_corrupt_record": None}
+    assert rows[1] == {"a": None, "b": None, "_corrupt_record": docs[1]}
+    assert rows[2] == {"a": None, "b": None, "_corrupt_record": docs[2]}
+    assert rows[3] == {"a": "1.1111111111111112", "b": 1, "_corrupt_record": None}
+    assert rows[4] == {"a": None, "b": None, "_corrupt_record": docs[4]}
+    assert rows[5]["a"] == "[" * 999 + "]" * 999 and rows[5]["b"] == 1
+    assert rows[6] == {"a": None, "b": 1, "_corrupt_record": docs[6]}

@@ -39,10 +39,11 @@ bool number_byte(char c) {
   return (c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' || c == '-' || c == '+';
 }
 
-// Jackson's StreamReadConstraints reject numbers of more than `max_digits` digits and field
-// names of more than 50000 characters, which simdjson accepts. True when the document may hold
-// either (conservatively: the reference path then decides). Costs nothing for short documents.
-bool may_exceed_jackson_limits(std::string_view doc, size_t max_digits) {
+// Jackson's StreamReadConstraints reject numbers of more than `max_digits` digits, field
+// names of more than 50000 characters and string values of more than `max_string` characters,
+// which simdjson accepts. True when the document may hold any of them (conservatively: the
+// reference path then decides). Costs nothing for short documents.
+bool may_exceed_jackson_limits(std::string_view doc, size_t max_digits, size_t max_string) {
   constexpr size_t kMaxNameLength = 50000;
   if (doc.size() > max_digits && max_digits >= 2) {
     // Such a number is a run of more than max_digits bytes of [0-9.eE+-], so two consecutive
@@ -86,6 +87,8 @@ bool may_exceed_jackson_limits(std::string_view doc, size_t max_digits) {
         if (backslashes % 2 == 0) break;
         ++close;
       }
+      // A value's bytes are at least its characters.
+      if (static_cast<size_t>(close - open - 1) > max_string) return true;
       if (static_cast<size_t>(close - open - 1) > kMaxNameLength) {
         const char* q = close + 1;
         while (q < end && (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r')) ++q;
@@ -234,7 +237,7 @@ FastPath::FastPath(const Type& row_type, const Options& options)
 bool FastPath::within_jackson_limits(std::string_view doc) const {
   const size_t max_digits = static_cast<size_t>(options_.max_number_length);
   return doc.size() <= std::min<size_t>(max_digits, 50000) ||
-         !may_exceed_jackson_limits(doc, max_digits);
+         !may_exceed_jackson_limits(doc, max_digits, static_cast<size_t>(options_.max_string_length));
 }
 
 template <typename Value>

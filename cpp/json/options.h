@@ -30,6 +30,7 @@ struct Options {
   // Jackson's StreamReadConstraints defaults in the version Spark ships.
   int max_nesting_depth = 1000;
   int max_number_length = 1000;
+  int max_string_length = 20000000;  // UTF-16 units of one string value
 };
 
 }  // namespace sliceflow::json

@@ -601,6 +601,24 @@ std::string_view Reader::text() {
         token_incomplete_ = false;
         finish_string();
       }
+      // Jackson checks StreamReadConstraints.maxStringLength when it hands the text over,
+      // after the string has been read: the parser stands behind it, and the caller's
+      // conversion fails (UTF-8 bytes are at least the UTF-16 units, so short text is not
+      // counted).
+      if (string_text_.size() > static_cast<size_t>(options_.max_string_length)) {
+        size_t units = 0;
+        for (const char ch : string_text_) {
+          const auto b = static_cast<unsigned char>(ch);
+          if ((b & 0xC0) != 0x80) ++units;  // a code point starts here
+          if (b >= 0xF0) ++units;           // ... and needs a surrogate pair
+        }
+        if (units > static_cast<size_t>(options_.max_string_length)) {
+          throw ConversionError("String value length (" + std::to_string(units) +
+                                ") exceeds the maximum length (" +
+                                std::to_string(options_.max_string_length) +
+                                ", from `StreamReadConstraints.getMaxStringLength()`)");
+        }
+      }
       return string_text_;
     case Token::FieldName: {
       const Context& c = contexts_[depth_];
