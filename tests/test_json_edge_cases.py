@@ -49,6 +49,36 @@ def test_a_long_array_read_as_string_takes_linear_time(quote):
 
 
 # ---------------------------------------------------------------------------------------------
+# invalid UTF-8
+
+
+def test_corrupt_record_of_invalid_utf8_is_valid_arrow():
+    # Spark (from_json of CAST(binary AS STRING)) shows each malformed sequence as U+FFFD:
+    # Row(a='\ufffd\ufffd', _corrupt_record=None), Row(a=None, _corrupt_record='{"a":\ufffd').
+    schema = "a STRING, _corrupt_record STRING"
+    lines = sj.decode(b'{"a":"\xff\xfe"}\n{"a":\xff\n', schema)
+    binary = sj.decode(pa.array([b'{"a":"\xff\xfe"}', b'{"a":\xff'], pa.binary()), schema)
+    for batch in (lines, binary):
+        batch.validate(full=True)
+        assert batch.to_pylist() == [
+            {"a": "\ufffd\ufffd", "_corrupt_record": None},
+            {"a": None, "_corrupt_record": '{"a":\ufffd'},
+        ]
+    # A partial row (a conversion error) keeps its text too, made valid the same way.
+    partial = sj.decode(
+        pa.array([b'{"a":"x","b":"\xe2\x82"}'], pa.binary()), "a INT, _corrupt_record STRING"
+    )
+    partial.validate(full=True)
+    assert partial.to_pylist() == [{"a": None, "_corrupt_record": '{"a":"x","b":"\ufffd"}'}]
+
+
+def test_corrupt_record_of_valid_text_is_unchanged():
+    doc = '{"a": "\U0001f600 é", "b": 1'
+    batch = sj.decode(pa.array([doc]), "a STRING, _corrupt_record STRING")
+    assert batch.to_pylist() == [{"a": None, "_corrupt_record": doc}]
+
+
+# ---------------------------------------------------------------------------------------------
 # Jackson's StreamReadConstraints
 
 

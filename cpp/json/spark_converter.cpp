@@ -239,6 +239,38 @@ std::string_view java_utf8(std::string_view s, std::string& buffer) {
   return buffer;
 }
 
+// The text of a malformed document for the corrupt record column: the document as decoded
+// for reading (each malformed UTF-8 sequence one U+FFFD, as Java's decoder and so Spark's
+// strings show it), so that the column is always valid UTF-8. Valid input is kept as is.
+// O(document), for malformed rows only.
+std::string_view corrupt_record_text(std::string_view doc, const std::vector<char16_t>& units,
+                                     std::string& buffer) {
+  buffer.clear();
+  for (size_t i = 0; i < units.size(); ++i) {
+    const uint32_t u = units[i];
+    if (u < 0x80) {
+      buffer.push_back(static_cast<char>(u));
+    } else if (u < 0x800) {
+      buffer.push_back(static_cast<char>(0xC0 | (u >> 6)));
+      buffer.push_back(static_cast<char>(0x80 | (u & 0x3F)));
+    } else if (u >= 0xD800 && u <= 0xDBFF && i + 1 < units.size() && units[i + 1] >= 0xDC00 &&
+               units[i + 1] <= 0xDFFF) {
+      const uint32_t cp = 0x10000 + ((u - 0xD800) << 10) + (units[++i] - 0xDC00u);
+      buffer.push_back(static_cast<char>(0xF0 | (cp >> 18)));
+      buffer.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
+      buffer.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+      buffer.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+    } else if (u >= 0xD800 && u <= 0xDFFF) {
+      buffer.push_back('?');  // a lone surrogate, as Java's String.getBytes(UTF_8) writes it
+    } else {
+      buffer.push_back(static_cast<char>(0xE0 | (u >> 12)));
+      buffer.push_back(static_cast<char>(0x80 | ((u >> 6) & 0x3F)));
+      buffer.push_back(static_cast<char>(0x80 | (u & 0x3F)));
+    }
+  }
+  return buffer == doc ? doc : std::string_view(buffer);
+}
+
 }  // namespace
 
 SparkConverter::SparkConverter(const Type& row_type, const Options& options)
@@ -680,7 +712,7 @@ RowOutcome SparkConverter::convert(std::string_view doc, ColumnBuilder& row, std
       if (options_.corrupt_column >= 0) {
         ColumnBuilder& corrupt = row.child(static_cast<size_t>(options_.corrupt_column));
         corrupt.truncate(slot);
-        corrupt.append_string(doc);
+        corrupt.append_string(corrupt_record_text(doc, units_, copy_buffer_));
       }
       return RowOutcome::Partial;
     }
@@ -695,7 +727,7 @@ RowOutcome SparkConverter::convert(std::string_view doc, ColumnBuilder& row, std
   row.truncate(slot);
   for (size_t i = 0; i < row.num_children(); ++i) {
     if (static_cast<int>(i) == options_.corrupt_column) {
-      row.child(i).append_string(doc);
+      row.child(i).append_string(corrupt_record_text(doc, units_, copy_buffer_));
     } else {
       row.child(i).append_null();
     }
