@@ -126,3 +126,84 @@ def test_number_and_nesting_limits_match_spark():
     assert rows[4] == {"a": None, "b": None, "_corrupt_record": docs[4]}
     assert rows[5]["a"] == "[" * 999 + "]" * 999 and rows[5]["b"] == 1
     assert rows[6] == {"a": None, "b": 1, "_corrupt_record": docs[6]}
+
+
+# ---------------------------------------------------------------------------------------------
+# schemas and options
+
+
+def test_unknown_mode_reads_as_permissive(caplog):
+    # Spark 4.3 logs "nonsense is not a valid parse mode. Using PERMISSIVE." and goes on.
+    with caplog.at_level("WARNING", logger="sliceflow.json"):
+        batch = sj.decode(pa.array(['{"a":1}', "{"]), "a INT", options={"mode": "nonsense"})
+    assert batch.to_pylist() == [{"a": 1}, {"a": None}]
+    assert "not a valid parse mode" in caplog.text
+
+
+def test_dropmalformed_is_refused_with_sparks_error():
+    with pytest.raises(sj.OptionError, match=r"PARSE_MODE_UNSUPPORTED.*DROPMALFORMED"):
+        sj.decode(pa.array(["{}"]), "a INT", options={"mode": "DROPMALFORMED"})
+
+
+@pytest.mark.parametrize(
+    "ddl", ["a INT,", "a INT, ", "s STRUCT<a: INT,>", "a INT b", "a ARRAY<INT", "a INT,,b INT"]
+)
+def test_schema_syntax_errors_are_refused(ddl):
+    # Spark: [PARSE_SYNTAX_ERROR] for each of these.
+    with pytest.raises(sj.SchemaError, match=r"PARSE_SYNTAX_ERROR.*cannot parse schema"):
+        sj.to_arrow_schema(ddl)
+
+
+def test_unknown_type_is_refused():
+    # Spark: [PARSE_SYNTAX_ERROR] Syntax error at or near 'FOO'.
+    with pytest.raises(sj.SchemaError, match="FOO"):
+        sj.to_arrow_schema("a FOO")
+
+
+def test_unknown_option_is_ignored_as_spark_does():
+    batch = sj.decode(pa.array(['{"a":1}']), "a INT", options={"fooBar": "x"})
+    assert batch.to_pylist() == [{"a": 1}]
+
+
+@pytest.mark.parametrize("name", ["allowComments", "allowSingleQuotes", "ALLOWcomments"])
+def test_boolean_option_with_a_bad_value_is_refused(name):
+    # Spark fails the task with java.lang.IllegalArgumentException: For input string: "maybe";
+    # sliceflow refuses it when the decoder is made, naming the option and the value.
+    with pytest.raises(sj.OptionError, match=rf"{name}.*maybe"):
+        sj.decode(pa.array(["{}"]), "a INT", options={name: "maybe"})
+
+
+# ---------------------------------------------------------------------------------------------
+# FAILFAST
+
+
+# ---------------------------------------------------------------------------------------------
+# bad input to from_json
+
+
+@pytest.mark.spark
+def test_unknown_mode_and_option_match_spark(spark):
+    from pyspark.sql import functions as F
+
+    import sliceflow.spark as sfs
+
+    df = spark.createDataFrame([('{"a":1}',), ("{",), ('{"a":"x"}',)], "v STRING")
+    for options in ({"mode": "nonsense"}, {"fooBar": "x"}):
+        ours = df.select(sfs.from_json("v", "a INT", options).alias("j")).collect()
+        theirs = df.select(F.from_json("v", "a INT", options).alias("j")).collect()
+        assert ours == theirs
+
+
+@pytest.mark.spark
+@pytest.mark.parametrize("ddl", ["a INT,", "a INT b", "a ARRAY<INT"])
+def test_schema_syntax_errors_are_refused_like_spark(spark, ddl):
+    from pyspark.errors import AnalysisException
+    from pyspark.sql import functions as F
+
+    import sliceflow.spark as sfs
+
+    df = spark.createDataFrame([("{}",)], "v STRING")
+    with pytest.raises(AnalysisException, match="PARSE_SYNTAX_ERROR"):
+        df.select(F.from_json("v", ddl))
+    with pytest.raises(Exception, match="PARSE_SYNTAX_ERROR"):
+        sfs.from_json("v", ddl)

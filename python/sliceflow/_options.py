@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from typing import Any
 
 import pyarrow as pa
 
 DEFAULT_CORRUPT_COLUMN = "_corrupt_record"
+
+_log = logging.getLogger("sliceflow.json")
 
 _BOOLEAN_OPTIONS = {
     "allowsinglequotes": "allowSingleQuotes",
@@ -59,11 +62,17 @@ def normalize(
         value = _as_text(raw)
         if lower == "mode":
             mode = value.upper()
-            if mode not in ("PERMISSIVE", "FAILFAST"):
+            if mode == "DROPMALFORMED":
+                # Spark: [PARSE_MODE_UNSUPPORTED], when the plan is analysed.
                 raise OptionError(
-                    f"from_json supports the modes PERMISSIVE and FAILFAST, not {value!r} "
-                    "(as Spark's from_json)"
+                    "[PARSE_MODE_UNSUPPORTED] The function `from_json` doesn't support the "
+                    "DROPMALFORMED mode. Acceptable modes are PERMISSIVE and FAILFAST."
                 )
+            if mode not in ("PERMISSIVE", "FAILFAST"):
+                # Spark's ParseMode.fromString logs a warning and reads any other value as
+                # PERMISSIVE.
+                _log.warning("%s is not a valid parse mode. Using PERMISSIVE.", value)
+                mode = "PERMISSIVE"
             out["mode"] = mode
         elif lower == "columnnameofcorruptrecord":
             corrupt_name = value

@@ -46,14 +46,17 @@ class _DDLParser:
         self.text = text
         self.tokens: list[str] = []
         pos = 0
+        body = text.rstrip()  # trailing white space is not a token
         while True:
-            m = self._TOKEN.match(text, pos)
+            m = self._TOKEN.match(body, pos)
             if m is None or m.end() == pos:
                 break
             pos = m.end()
             self.tokens.append(next(g for g in m.groups() if g is not None))
-        if text[pos:].strip():
-            raise SchemaError(f"cannot parse schema {text!r} at {text[pos:]!r}")
+        if body[pos:].strip():
+            raise SchemaError(
+                f"[PARSE_SYNTAX_ERROR] cannot parse schema {text!r} at {text[pos:]!r}"
+            )
         self.i = 0
 
     def peek(self) -> str | None:
@@ -63,7 +66,10 @@ class _DDLParser:
         tok = self.peek()
         if tok is None or (expected is not None and tok.upper() != expected):
             want = expected or "more input"
-            raise SchemaError(f"cannot parse schema {self.text!r}: expected {want}, got {tok!r}")
+            raise SchemaError(
+                f"[PARSE_SYNTAX_ERROR] cannot parse schema {self.text!r}: "
+                f"expected {want}, got {tok!r}"
+            )
         self.i += 1
         return tok
 
@@ -72,7 +78,10 @@ class _DDLParser:
         if tok.startswith("`"):
             return tok[1:-1].replace("``", "`")
         if not re.match(r"[A-Za-z_0-9]", tok):
-            raise SchemaError(f"cannot parse schema {self.text!r}: expected a name, got {tok!r}")
+            raise SchemaError(
+                f"[PARSE_SYNTAX_ERROR] cannot parse schema {self.text!r}: "
+                f"expected a name, got {tok!r}"
+            )
         return tok
 
     def fields(self, closing: str | None) -> list[pa.Field]:
@@ -93,6 +102,12 @@ class _DDLParser:
             out.append(pa.field(name, dtype, nullable=nullable))
             if self.peek() == ",":
                 self.take()
+                if self.peek() is None or self.peek() == closing:
+                    # Spark's DDL parser refuses a trailing comma ([PARSE_SYNTAX_ERROR]).
+                    raise SchemaError(
+                        f"[PARSE_SYNTAX_ERROR] cannot parse schema {self.text!r}: "
+                        "a field name must follow ','"
+                    )
             else:
                 break
         return out
@@ -152,7 +167,9 @@ def _from_ddl(text: str) -> pa.Schema:
     else:
         fields = parser.fields(None)
     if parser.peek() is not None:
-        raise SchemaError(f"cannot parse schema {text!r}: unexpected {parser.peek()!r}")
+        raise SchemaError(
+            f"[PARSE_SYNTAX_ERROR] cannot parse schema {text!r}: unexpected {parser.peek()!r}"
+        )
     if not fields:
         raise SchemaError(f"schema {text!r} has no fields")
     return pa.schema(fields)
