@@ -132,6 +132,30 @@ def test_number_and_nesting_limits_match_spark():
 # schemas and options
 
 
+def test_duplicate_field_names_keep_the_last_value_in_the_kernel():
+    # Spark: from_json('{"a":1,"b":2}', "a INT, b INT, a STRING") = Row(a=None, b=2, a='1').
+    batch = sj.decode(pa.array(['{"a":1, "b":2}']), "a INT, b INT, a STRING")
+    assert batch.schema.names == ["a", "b", "a"]
+    assert [c.to_pylist() for c in batch.columns] == [[None], [2], ["1"]]
+
+
+@pytest.mark.spark
+@pytest.mark.parametrize(
+    "ddl", ["a INT, a INT", "a INT, b INT, a STRING", "s STRUCT<a: INT, a: INT>, a INT"]
+)
+def test_duplicate_field_names_match_spark(spark, ddl):
+    from pyspark.sql import functions as F
+
+    import sliceflow.spark as sfs
+
+    docs = ['{"a":1, "b":2}', '{"a":"x"}', '{"s":{"a":3}, "a":4}', "{", None]
+    df = spark.createDataFrame([(d,) for d in docs], "v STRING")
+    ours = df.select(sfs.from_json("v", ddl).alias("j"))
+    theirs = df.select(F.from_json("v", ddl).alias("j"))
+    assert ours.schema == theirs.schema
+    assert ours.collect() == theirs.collect()
+
+
 def test_unknown_mode_reads_as_permissive(caplog):
     # Spark 4.3 logs "nonsense is not a valid parse mode. Using PERMISSIVE." and goes on.
     with caplog.at_level("WARNING", logger="sliceflow.json"):
@@ -179,6 +203,27 @@ def test_boolean_option_with_a_bad_value_is_refused(name):
 
 # ---------------------------------------------------------------------------------------------
 # bad input to from_json
+
+
+@pytest.mark.spark
+@pytest.mark.parametrize("column", ["n INT", "b BINARY"])
+def test_non_string_column_gives_sparks_analysis_error(spark, column):
+    from pyspark.errors import AnalysisException
+    from pyspark.sql import functions as F
+
+    import sliceflow.spark as sfs
+
+    name, dtype = column.split()
+    value = 1 if dtype == "INT" else bytearray(b"{}")
+    df = spark.createDataFrame([(value,)], column)
+    with pytest.raises(AnalysisException) as theirs:
+        df.select(F.from_json(name, "a INT"))
+    # Raised when the plan is built (no job runs), with Spark's error class and the column.
+    with pytest.raises(AnalysisException) as ours:
+        df.select(sfs.from_json(name, "a INT"))
+    assert ours.value.getCondition() == theirs.value.getCondition()
+    assert ours.value.getCondition() == "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE"
+    assert f'however "{name}" has the type' in str(ours.value)
 
 
 @pytest.mark.spark

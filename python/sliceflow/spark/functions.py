@@ -8,8 +8,9 @@ from typing import Any
 import pyarrow as pa
 from pyspark.sql import Column
 from pyspark.sql import functions as F
+from pyspark.sql import types as T
 
-from sliceflow._schema import SchemaLike
+from sliceflow._schema import SchemaLike, to_arrow_schema
 from sliceflow.json import _Session
 from sliceflow.spark._memory_conf import apply_in_worker, from_session
 from sliceflow.spark._types import resolve_schema, session_time_zone
@@ -48,6 +49,48 @@ def from_json(
             yield session.finish_struct()
 
     decode_batches.__name__ = "from_json"
-    udf = F.arrow_udf(decode_batches, spark_schema)
     column = F.col(col) if isinstance(col, str) else col
-    return udf(column)
+    # Spark's own from_json in a branch that never runs: the analyser checks the column's
+    # type with Spark's error (DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE for an INT or BINARY
+    # column, naming it) when the plan is built, and the optimizer drops the branch.
+    checked = F.when(F.lit(True), column).otherwise(
+        F.from_json(column, "`_` STRING").cast("string")
+    )
+    unique = _unique_names(spark_schema)
+    if unique == spark_schema:
+        return F.arrow_udf(decode_batches, spark_schema)(checked)
+    # Arrow's Java StructVector keys children by name, so a struct with a repeated field name
+    # cannot cross into the JVM: cross with unique names, then cast (by position) to the
+    # user's schema. Spark gives each repeated name its last value and nulls the others.
+    unique_arrow = _arrow_type(unique)
+
+    def decode_unique(batches: Iterator[pa.Array]) -> Iterator[pa.Array]:
+        for decoded in decode_batches(batches):
+            yield decoded.view(unique_arrow)
+
+    decode_unique.__name__ = "from_json"
+    return F.arrow_udf(decode_unique, unique)(checked).cast(spark_schema)
+
+
+def _unique_names(dtype: T.DataType) -> Any:
+    """``dtype`` with the fields of every struct renamed apart (``a``, ``a_2``, ...)."""
+    if isinstance(dtype, T.StructType):
+        seen: set[str] = set()
+        fields = []
+        for field in dtype.fields:
+            name, k = field.name, 1
+            while name in seen:
+                k += 1
+                name = f"{field.name}_{k}"
+            seen.add(name)
+            fields.append(T.StructField(name, _unique_names(field.dataType), field.nullable))
+        return T.StructType(fields)
+    if isinstance(dtype, T.ArrayType):
+        return T.ArrayType(_unique_names(dtype.elementType), dtype.containsNull)
+    if isinstance(dtype, T.MapType):
+        return T.MapType(dtype.keyType, _unique_names(dtype.valueType), dtype.valueContainsNull)
+    return dtype
+
+
+def _arrow_type(dtype: T.DataType) -> pa.DataType:
+    return pa.struct(list(to_arrow_schema(dtype)))
