@@ -201,6 +201,56 @@ def test_boolean_option_with_a_bad_value_is_refused(name):
 # FAILFAST
 
 
+def test_failfast_message_has_sparks_error_class_and_the_record():
+    docs = ['{"a": 1}'] * 5 + ['{"a": "x"}']
+    with pytest.raises(sj.MalformedRecordError) as info:
+        sj.decode(pa.array(docs), "a INT", options={"mode": "FAILFAST"})
+    message = str(info.value)
+    assert message.startswith(
+        "[MALFORMED_RECORD_IN_PARSING.WITHOUT_SUGGESTION] Malformed records are detected in "
+        'record parsing: {"a": "x"}.\nParse Mode: FAILFAST. To process malformed records as '
+        "null result, try setting the option 'mode' as 'PERMISSIVE'."
+    )
+    assert "Cause: Cannot parse the field name 'a'" in message
+
+
+def test_failfast_message_of_invalid_utf8_and_long_records_is_valid_text():
+    with pytest.raises(sj.MalformedRecordError, match='parsing: {"a":\ufffd.'):
+        sj.decode(b'{"a":\xff\n', "a INT", options={"mode": "FAILFAST"})
+    long = '{"a": "' + "\u00e9" * 2000 + '"'
+    with pytest.raises(sj.MalformedRecordError, match=r"parsing: \{\"a\": \"é+\.\.\.\.\n"):
+        sj.decode(pa.array([long]), "a STRING", options={"mode": "FAILFAST"})
+
+
+def test_read_ndjson_failfast_names_the_file(tmp_path):
+    path = tmp_path / "bids.json"
+    path.write_text('{"a": 1}\n{"a": "x"}\n')
+    with pytest.raises(sj.MalformedRecordError, match=r'parsing: \{"a": "x"\}[\s\S]*bids\.json'):
+        sj.read_ndjson(path, "a INT", options={"mode": "FAILFAST"})
+
+
+@pytest.mark.spark
+def test_from_json_failfast_in_a_task_names_the_record(spark):
+    import sliceflow.spark as sfs
+
+    docs = ['{"a": 1}'] * 5 + ['{"a": "x"}']
+    df = spark.createDataFrame([(d,) for d in docs], "v STRING").coalesce(1)
+    with pytest.raises(Exception, match=r"MALFORMED_RECORD_IN_PARSING[\s\S]*\{\"a\": \"x\"\}"):
+        df.select(sfs.from_json("v", "a INT", {"mode": "FAILFAST"})).collect()
+
+
+@pytest.mark.spark
+def test_data_source_failfast_names_the_file(spark, tmp_path):
+    import sliceflow.spark as sfs
+
+    path = tmp_path / "bad.json"
+    path.write_text('{"a": 1}\n{"a": "x"}\n')
+    sfs.register(spark)
+    reader = spark.read.format("sliceflow.json").schema("a INT").option("mode", "FAILFAST")
+    with pytest.raises(Exception, match=r"MALFORMED_RECORD_IN_PARSING[\s\S]*bad\.json"):
+        reader.load(str(path)).collect()
+
+
 # ---------------------------------------------------------------------------------------------
 # bad input to from_json
 

@@ -30,6 +30,36 @@ std::unique_ptr<arrow::Type> json_decodable(std::unique_ptr<arrow::Type> type) {
   return type;
 }
 
+// `text` with every byte that is not part of a well-formed UTF-8 sequence (nor of an encoded
+// surrogate, which Python refuses) replaced by '?': an exception message must be valid text.
+std::string valid_utf8(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  size_t i = 0;
+  while (i < text.size()) {
+    const auto b = static_cast<unsigned char>(text[i]);
+    size_t len = b < 0x80 ? 1 : b >= 0xC2 && b <= 0xDF ? 2 : b >= 0xE0 && b <= 0xEF ? 3
+                                                       : b >= 0xF0 && b <= 0xF4 ? 4 : 0;
+    bool ok = len > 0 && i + len <= text.size();
+    for (size_t k = 1; ok && k < len; ++k) {
+      ok = (static_cast<unsigned char>(text[i + k]) & 0xC0) == 0x80;
+    }
+    if (ok && len >= 3) {
+      const auto b1 = static_cast<unsigned char>(text[i + 1]);
+      ok = !(b == 0xE0 && b1 < 0xA0) && !(b == 0xED && b1 >= 0xA0) && !(b == 0xF0 && b1 < 0x90) &&
+           !(b == 0xF4 && b1 >= 0x90);
+    }
+    if (ok) {
+      out.append(text.data() + i, len);
+      i += len;
+    } else {
+      out.push_back('?');
+      ++i;
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 Decoder::Decoder(std::unique_ptr<arrow::Type> row_type, Options options)
@@ -49,17 +79,17 @@ Decoder::Decoder(std::unique_ptr<arrow::Type> row_type, Options options)
 }
 
 void Decoder::decode_one(std::string_view doc, size_t readable) {
-  const int64_t row_number = stats_.rows++;
+  ++stats_.rows;
   const int64_t slot = row_.length();
   if (fast_.decode(doc, readable, row_)) {
     ++stats_.fast_rows;
     return;
   }
   row_.truncate(slot);
-  decode_reference(doc, row_number);
+  decode_reference(doc);
 }
 
-void Decoder::decode_reference(std::string_view doc, int64_t row_number) {
+void Decoder::decode_reference(std::string_view doc) {
   const int64_t slot = row_.length();
   ++stats_.reference_rows;
   const RowOutcome outcome = reference_.convert(doc, row_, reason_);
@@ -71,10 +101,21 @@ void Decoder::decode_reference(std::string_view doc, int64_t row_number) {
   }
   if (options_.mode == Mode::FailFast) {
     row_.truncate(slot);
-    throw MalformedRecord("Malformed records are detected in record parsing (mode FAILFAST): row " +
-                          std::to_string(row_number) + ": " + reason_ +
-                          ". To process malformed records as null result, set the option 'mode' "
-                          "to 'PERMISSIVE'.");
+    // Spark's message (error class MALFORMED_RECORD_IN_PARSING), with the record's text (at
+    // most kShownRecord bytes) where Spark's from_json shows "[null]", and the cause.
+    constexpr size_t kShownRecord = 1000;
+    std::string record(reference_.record_text(doc));
+    if (record.size() > kShownRecord) {
+      size_t cut = kShownRecord;
+      while (cut > 0 && (static_cast<unsigned char>(record[cut]) & 0xC0) == 0x80) --cut;
+      record.resize(cut);
+      record += "...";
+    }
+    throw MalformedRecord(
+        "[MALFORMED_RECORD_IN_PARSING.WITHOUT_SUGGESTION] Malformed records are detected in "
+        "record parsing: " + record + ".\nParse Mode: FAILFAST. To process malformed records as "
+        "null result, try setting the option 'mode' as 'PERMISSIVE'. Cause: " +
+        valid_utf8(reason_) + ".");
   }
 }
 

@@ -44,7 +44,7 @@ class Decoder {
  private:
   void decode_one(std::string_view doc, size_t readable);
   // The rest of decode_one once the fast path has declined (the row is still unwritten).
-  void decode_reference(std::string_view doc, int64_t row_number);
+  void decode_reference(std::string_view doc);
   void maybe_reserve(int64_t start_rows, size_t consumed, size_t remaining, bool& reserved);
 
   std::unique_ptr<arrow::Type> row_type_;

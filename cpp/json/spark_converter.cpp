@@ -692,6 +692,10 @@ bool SparkConverter::convert_map(Reader& reader, const Type& type, ColumnBuilder
   return partial;
 }
 
+std::string_view SparkConverter::record_text(std::string_view doc) {
+  return corrupt_record_text(doc, units_, copy_buffer_);
+}
+
 RowOutcome SparkConverter::convert(std::string_view doc, ColumnBuilder& row, std::string& reason) {
   const int64_t slot = row.length();
   first_error_.clear();

@@ -31,6 +31,9 @@ class SparkConverter {
   // Appends exactly one slot to `row`, a struct builder of `row_type`. `reason` receives the
   // first error of a Partial or Malformed row.
   RowOutcome convert(std::string_view doc, arrow::ColumnBuilder& row, std::string& reason);
+  // The text of the document last given to convert(), as the corrupt record column shows it
+  // (valid UTF-8). Valid until the next call.
+  std::string_view record_text(std::string_view doc);
 
  private:
   // Spark's value converters, entered with the reader at the value's token (or its field

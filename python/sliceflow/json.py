@@ -169,6 +169,13 @@ def iter_ndjson(
     if block_size <= 0:
         raise ValueError("block_size must be positive")
     session = _Session(schema, options, time_zone)
+
+    def feed(view: memoryview) -> None:
+        try:
+            session.feed(view)
+        except MalformedRecordError as exc:  # FAILFAST: say which file the record is in
+            raise MalformedRecordError(f"{exc} File: {os.fspath(path)!r}.") from None
+
     size = os.path.getsize(path)
     end = size if end is None else min(end, size)
     with open(path, "rb") as f:
@@ -210,14 +217,14 @@ def iter_ndjson(
                     carry = filled
                     continue
             with memoryview(buf) as view:
-                session.feed(view[:cut])
+                feed(view[:cut])
             buf[: filled - cut] = buf[cut:filled]
             carry = filled - cut
             if session.decoder.pending_rows:
                 yield session.finish()
         if carry:
             with memoryview(buf) as view:
-                session.feed(view[:carry])
+                feed(view[:carry])
             if session.decoder.pending_rows:
                 yield session.finish()
 
