@@ -302,3 +302,105 @@ def test_schema_syntax_errors_are_refused_like_spark(spark, ddl):
         df.select(F.from_json("v", ddl))
     with pytest.raises(Exception, match="PARSE_SYNTAX_ERROR"):
         sfs.from_json("v", ddl)
+
+
+# ---------------------------------------------------------------------------------------------
+# whole-document ARRAY and MAP schemas
+
+ROOT_DOCS = [
+    "[1,2]",
+    '{"a":1}',
+    '[{"a":1},{"a":2}]',
+    '{"x":1,"y":"z"}',
+    "1",
+    '[1,"x"]',
+    "[",
+    "null",
+    "",
+    None,
+    "[]",
+    "{}",
+    "[null]",
+    '[{"a":"x"},{"a":2}]',
+    '{"a":1} [2]',
+]
+
+
+def test_root_array_and_map_in_the_kernel():
+    # Spark 4.3's from_json on the same documents (probed).
+    expected = {
+        "ARRAY<INT>": [
+            [1, 2], None, None, None, None, None, None, None, None, None, [], None, [None]
+        ],
+        "MAP<STRING, INT>": [
+            None, [("a", 1)], None, None, None, None, None, None, None, None, None, [], None
+        ],
+        "ARRAY<STRUCT<a: INT>>": [
+            None, [{"a": 1}], [{"a": 1}, {"a": 2}], [{"a": None}], None, None, None, None,
+            None, None, [], [{"a": None}], [None],
+        ],
+    }  # fmt: skip
+    for ddl, values in expected.items():
+        batch = sj.decode(pa.array(ROOT_DOCS[:13], pa.string()), ddl)
+        batch.validate(full=True)
+        assert batch.schema.names == ["value"]
+        assert batch.column(0).to_pylist() == values, ddl
+    lines = sj.decode(b"[1,2]\n{}\n[3]\n", "ARRAY<BIGINT>")
+    assert lines.column(0).to_pylist() == [[1, 2], None, [3]]
+    assert sj.decode(pa.array(["[1]"]), pa.list_(pa.int32())).column(0).to_pylist() == [[1]]
+
+
+def test_root_array_failfast_raises():
+    with pytest.raises(sj.MalformedRecordError, match=r'parsing: \{"a":1\}'):
+        sj.decode(pa.array(["[1]", '{"a":1}']), "ARRAY<INT>", options={"mode": "FAILFAST"})
+    ok = sj.decode(pa.array(["[1]", "null", None]), "ARRAY<INT>", options={"mode": "FAILFAST"})
+    assert ok.column(0).to_pylist() == [[1], None, None]
+
+
+def test_root_map_needs_string_keys():
+    # Spark: [DATATYPE_MISMATCH.INVALID_JSON_MAP_KEY_TYPE].
+    with pytest.raises(sj.SchemaError, match="STRING keys"):
+        sj.decode(pa.array(["{}"]), "MAP<INT, INT>")
+
+
+@pytest.mark.spark
+@pytest.mark.parametrize(
+    "schema",
+    ["ARRAY<INT>", "MAP<STRING, INT>", "ARRAY<STRUCT<a: INT>>", "array<map<string, double>>"],
+)
+def test_root_array_and_map_match_spark(spark, schema):
+    from pyspark.sql import functions as F
+
+    import sliceflow.spark as sfs
+
+    df = spark.createDataFrame([(d,) for d in ROOT_DOCS], "v STRING")
+    ours = df.select(sfs.from_json("v", schema).alias("j"))
+    theirs = df.select(F.from_json("v", schema).alias("j"))
+    assert ours.schema == theirs.schema
+    assert ours.collect() == theirs.collect()
+
+
+@pytest.mark.spark
+def test_root_array_type_objects_and_failfast_match_spark(spark):
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    import sliceflow.spark as sfs
+
+    schema = T.ArrayType(T.StructType([T.StructField("a", T.IntegerType())]))
+    df = spark.createDataFrame([(d,) for d in ROOT_DOCS], "v STRING")
+    ours = df.select(sfs.from_json("v", schema).alias("j"))
+    assert ours.collect() == df.select(F.from_json("v", schema).alias("j")).collect()
+    for doc, fails in (('{"a":1}', False), ("[1]", True)):
+        one = spark.createDataFrame([(doc,)], "v STRING")
+        options = {"mode": "FAILFAST"}
+        if fails:
+            with pytest.raises(Exception, match="MALFORMED_RECORD_IN_PARSING"):
+                one.select(F.from_json("v", schema, options)).collect()
+            with pytest.raises(Exception, match="MALFORMED_RECORD_IN_PARSING"):
+                one.select(sfs.from_json("v", schema, options)).collect()
+        else:
+            assert (
+                one.select(sfs.from_json("v", schema, options)).collect()
+                == one.select(F.from_json("v", schema, options)).collect()
+            )

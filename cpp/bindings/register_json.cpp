@@ -46,6 +46,7 @@ json::Options make_options(const std::map<std::string, std::string>& options) {
   }
   const std::string corrupt = text(options, "corrupt_column_index");
   out.corrupt_column = corrupt.empty() ? -1 : std::stoi(corrupt);
+  out.root_value = flag(options, "root_value", false);
   out.allow_single_quotes = flag(options, "allowSingleQuotes", true);
   out.allow_non_numeric_numbers = flag(options, "allowNonNumericNumbers", true);
   out.allow_numeric_leading_zeros = flag(options, "allowNumericLeadingZeros", false);

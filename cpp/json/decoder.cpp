@@ -76,12 +76,20 @@ Decoder::Decoder(std::unique_ptr<arrow::Type> row_type, Options options)
                        row_type_->children[static_cast<size_t>(corrupt)]->kind != arrow::Kind::Utf8)) {
     throw std::invalid_argument("the corrupt record column must be a STRING field of the schema");
   }
+  if (options_.root_value) {
+    const auto& children = row_type_->children;
+    if (children.size() != 1 ||
+        (children[0]->kind != arrow::Kind::List && children[0]->kind != arrow::Kind::Map)) {
+      throw std::invalid_argument("a document-wide value must be one ARRAY or MAP field");
+    }
+  }
 }
 
 void Decoder::decode_one(std::string_view doc, size_t readable) {
   ++stats_.rows;
   const int64_t slot = row_.length();
-  if (fast_.decode(doc, readable, row_)) {
+  // A document-wide ARRAY or MAP is read by the reference path only.
+  if (!options_.root_value && fast_.decode(doc, readable, row_)) {
     ++stats_.fast_rows;
     return;
   }

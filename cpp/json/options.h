@@ -13,6 +13,9 @@ enum class Mode : uint8_t { Permissive, FailFast };
 struct Options {
   Mode mode = Mode::Permissive;
   int corrupt_column = -1;  // top-level field that receives a malformed row's text, or -1
+  // The schema's one field is the type of the whole document (from_json with an ARRAY or MAP
+  // schema): a document is read as that value instead of as an object of fields.
+  bool root_value = false;
   bool allow_single_quotes = true;
   bool allow_non_numeric_numbers = true;
   bool allow_numeric_leading_zeros = false;

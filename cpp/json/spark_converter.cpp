@@ -692,6 +692,34 @@ bool SparkConverter::convert_map(Reader& reader, const Type& type, ColumnBuilder
   return partial;
 }
 
+RowOutcome SparkConverter::convert_root_value(Reader& reader, Token token, ColumnBuilder& row) {
+  // Spark's root converter of an ARRAY or MAP schema: null gives a null result; an array (an
+  // ARRAY schema) or an object (a MAP schema, or one struct of an ARRAY<STRUCT> schema) is
+  // converted; anything else fails the document.
+  const Type& type = *row_type_.children[0];
+  ColumnBuilder& value = row.child(0);
+  if (token == Token::Null) {
+    row.append_null();
+    return RowOutcome::Empty;
+  }
+  bool partial = false;
+  if (type.kind == Kind::List && token == Token::StartArray) {
+    partial = convert_array(reader, type, value);
+  } else if (type.kind == Kind::List && token == Token::StartObject &&
+             type.children[0]->kind == Kind::Struct) {
+    // A single JSON object read as an array of one struct.
+    partial = convert_object(reader, *type.children[0], value.child(0), false);
+    value.finish_list();
+  } else if (type.kind == Kind::Map && token == Token::StartObject) {
+    partial = convert_map(reader, type, value);
+  } else {
+    failed_conversion(reader, token, type);
+  }
+  row.finish_struct();
+  if (partial && first_error_.empty()) first_error_ = "a nested value could not be converted";
+  return partial ? RowOutcome::Partial : RowOutcome::Ok;
+}
+
 std::string_view SparkConverter::record_text(std::string_view doc) {
   return corrupt_record_text(doc, units_, copy_buffer_);
 }
@@ -709,6 +737,11 @@ RowOutcome SparkConverter::convert(std::string_view doc, ColumnBuilder& row, std
     if (token == Token::None) {
       row.append_null();
       return RowOutcome::Empty;
+    }
+    if (options_.root_value) {
+      const RowOutcome outcome = convert_root_value(reader, token, row);
+      if (outcome == RowOutcome::Partial) reason = first_error_;
+      return outcome;
     }
     if (token == Token::StartObject) {
       if (!convert_object(reader, row_type_, row, true)) return RowOutcome::Ok;

@@ -36,6 +36,8 @@ class SparkConverter {
   std::string_view record_text(std::string_view doc);
 
  private:
+  // convert() of a document-wide ARRAY or MAP (Options::root_value), at its first token.
+  RowOutcome convert_root_value(Reader& reader, Token token, arrow::ColumnBuilder& row);
   // Spark's value converters, entered with the reader at the value's token (or its field
   // name). They append one slot to `out` and return whether it holds a partial result
   // (Spark's PartialValueException), or throw with nothing appended that must be kept.

@@ -175,6 +175,42 @@ def _from_ddl(text: str) -> pa.Schema:
     return pa.schema(fields)
 
 
+def root_value_type(schema: SchemaLike) -> pa.DataType | None:
+    """The Arrow list or map type when ``schema`` is a whole-document ARRAY or MAP, else None.
+
+    Spark's from_json takes ``"ARRAY<INT>"``, ``"MAP<STRING, INT>"``, an ``ArrayType`` or a
+    ``MapType`` as well as a struct: each document is then one such value.
+
+    >>> root_value_type("ARRAY<INT>")
+    ListType(list<item: int32>)
+    >>> root_value_type("a INT") is None
+    True
+    """
+    dtype: pa.DataType | None = None
+    if isinstance(schema, pa.DataType):
+        dtype = schema if pa.types.is_list(schema) or pa.types.is_map(schema) else None
+    elif isinstance(schema, str):
+        parser = _DDLParser(schema)
+        tokens = parser.tokens
+        if len(tokens) > 1 and tokens[0].upper() in ("ARRAY", "MAP") and tokens[1] == "<":
+            dtype = parser.type()
+            if parser.peek() is not None:
+                raise SchemaError(
+                    f"[PARSE_SYNTAX_ERROR] cannot parse schema {schema!r}: "
+                    f"unexpected {parser.peek()!r}"
+                )
+    else:
+        try:
+            from pyspark.sql import types as T
+        except ImportError:  # pragma: no cover - pyspark is an optional dependency
+            return None
+        if isinstance(schema, (T.ArrayType, T.MapType)):
+            dtype = _from_spark_type(schema)
+    if dtype is not None:
+        _check_arrow_type(dtype, "value")
+    return dtype
+
+
 def _from_spark_type(dt: Any) -> pa.DataType:
     from pyspark.sql import types as T
 

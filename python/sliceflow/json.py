@@ -26,7 +26,7 @@ import pyarrow as pa
 from sliceflow._capsules import import_struct
 from sliceflow._core import json as _core
 from sliceflow._options import OptionError, normalize
-from sliceflow._schema import SchemaError, SchemaLike, to_arrow_schema
+from sliceflow._schema import SchemaError, SchemaLike, root_value_type, to_arrow_schema
 
 MalformedRecordError = _core.MalformedRecordError
 
@@ -43,17 +43,32 @@ __all__ = [
 
 DocumentsLike = pa.Array | pa.ChunkedArray | bytes | bytearray | memoryview
 
+#: The one column of :func:`decode`'s batch for a whole-document ARRAY or MAP schema.
+ROOT_VALUE_FIELD = "value"
+
 #: Bytes read from a file per decoding step in :func:`iter_ndjson` (memory stays bounded by it).
 DEFAULT_BLOCK_SIZE = 8 << 20
 
 
 class _Session:
-    """One decoder for one schema and option set."""
+    """One decoder for one schema and option set.
+
+    A whole-document ARRAY or MAP schema (``root_value``) decodes into a one-field struct
+    named ``value``.
+    """
 
     def __init__(self, schema: SchemaLike, options: Mapping[str, Any] | None, time_zone: str):
-        self.schema = to_arrow_schema(schema)
+        value_type = root_value_type(schema)
+        self.root_value = value_type is not None
+        if value_type is not None:
+            self.schema = pa.schema([pa.field(ROOT_VALUE_FIELD, value_type)])
+        else:
+            self.schema = to_arrow_schema(schema)
         self.struct_type = pa.struct(list(self.schema))
         normalized = normalize(options, self.schema, default_time_zone=time_zone)
+        if self.root_value:
+            normalized["root_value"] = "true"
+            normalized.pop("corrupt_column_index", None)
         self.decoder = _core.Decoder(self.schema.__arrow_c_schema__(), normalized)
 
     def feed(self, data: DocumentsLike) -> None:
@@ -87,6 +102,12 @@ class _Session:
     def finish_struct(self) -> pa.StructArray:
         return import_struct(self.struct_type, self.decoder.finish())
 
+    def finish_values(self) -> pa.Array:
+        """The decoded values: the struct for a struct schema, else the ARRAY/MAP values."""
+        struct = self.finish_struct()
+        # flatten() pushes a null row (null document) down into the field.
+        return struct.flatten()[0] if self.root_value else struct
+
     def finish(self) -> pa.RecordBatch:
         # flatten() pushes a null row (null document) down into every field.
         return pa.RecordBatch.from_arrays(self.finish_struct().flatten(), schema=self.schema)
@@ -105,7 +126,9 @@ def decode(
         data: a pyarrow string/large_string/binary array (one document per element; null gives
             a null row) or ``bytes`` of NDJSON (one document per line, blank lines skipped).
         schema: a Spark DDL string (``"auction BIGINT, url STRING"``), a pyspark ``StructType``
-            or a ``pyarrow.Schema``.
+            or a ``pyarrow.Schema``. A whole-document ``ARRAY<...>`` or ``MAP<STRING, ...>``
+            (DDL, ``ArrayType``/``MapType`` or a pyarrow list/map type), as Spark's from_json
+            takes, gives a batch of one column named ``value``.
         options: Spark's JSON options (``mode``, ``columnNameOfCorruptRecord``,
             ``timestampFormat``, ``dateFormat``, ``allowSingleQuotes``, ...), Spark's defaults.
         time_zone: the zone of timestamps without an offset (Spark's session time zone);
@@ -241,8 +264,12 @@ def read_ndjson(
 
     >>> read_ndjson("bids.json", "auction BIGINT, price BIGINT")  # doctest: +SKIP
     """
-    arrow_schema = to_arrow_schema(schema)
+    value_type = root_value_type(schema)
+    if value_type is not None:
+        arrow_schema = pa.schema([pa.field(ROOT_VALUE_FIELD, value_type)])
+    else:
+        arrow_schema = schema = to_arrow_schema(schema)
     batches = list(
-        iter_ndjson(path, arrow_schema, options=options, time_zone=time_zone, block_size=block_size)
+        iter_ndjson(path, schema, options=options, time_zone=time_zone, block_size=block_size)
     )
     return pa.Table.from_batches(batches, schema=arrow_schema)

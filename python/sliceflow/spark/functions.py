@@ -6,14 +6,14 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 import pyarrow as pa
-from pyspark.sql import Column
+from pyspark.sql import Column, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-from sliceflow._schema import SchemaLike, to_arrow_schema
+from sliceflow._schema import SchemaLike, _from_spark_type, root_value_type
 from sliceflow.json import _Session
 from sliceflow.spark._memory_conf import apply_in_worker, from_session
-from sliceflow.spark._types import resolve_schema, session_time_zone
+from sliceflow.spark._types import _spark_type, resolve_schema, session_time_zone
 
 
 def from_json(
@@ -24,7 +24,8 @@ def from_json(
     """Parses a column of JSON strings into a struct column, exactly as Spark's ``from_json``.
 
     Same call shape and result as :func:`pyspark.sql.functions.from_json` (a struct schema:
-    DDL string, ``StructType`` or ``pyarrow.Schema``; Spark's JSON options), decoded with
+    DDL string, ``StructType`` or ``pyarrow.Schema``; or a whole-document ``ARRAY<...>`` /
+    ``MAP<STRING, ...>``: DDL, ``ArrayType``, ``MapType``; Spark's JSON options), decoded with
     simdjson in the Python workers instead of Jackson in the JVM. Works in ``select`` and
     ``withColumn`` on batch and streaming DataFrames.
 
@@ -33,7 +34,12 @@ def from_json(
         >>> df = spark.createDataFrame([('{"auction": 7}',)], ["value"])  # doctest: +SKIP
         >>> df.select(from_json("value", "auction BIGINT").alias("bid"))  # doctest: +SKIP
     """
-    arrow_schema, spark_schema = resolve_schema(schema)
+    root_type = _root_value_spark_type(schema)
+    if root_type is not None:
+        arrow_schema: Any = root_type
+        spark_schema: Any = root_type
+    else:
+        arrow_schema, spark_schema = resolve_schema(schema)
     time_zone = session_time_zone()
     options_copy = dict(options or {})
     # A decoder made on the driver checks the options, patterns and time zone at once, so
@@ -46,7 +52,7 @@ def from_json(
         session = _Session(arrow_schema, options_copy, time_zone)
         for batch in batches:
             session.feed(batch)
-            yield session.finish_struct()
+            yield session.finish_values()
 
     decode_batches.__name__ = "from_json"
     column = F.col(col) if isinstance(col, str) else col
@@ -93,4 +99,20 @@ def _unique_names(dtype: T.DataType) -> Any:
 
 
 def _arrow_type(dtype: T.DataType) -> pa.DataType:
-    return pa.struct(list(to_arrow_schema(dtype)))
+    return _from_spark_type(dtype)
+
+
+def _root_value_spark_type(schema: SchemaLike) -> T.ArrayType | T.MapType | None:
+    """The Spark type of a whole-document ARRAY or MAP schema (as Spark parses its DDL)."""
+    if isinstance(schema, (T.ArrayType, T.MapType)):
+        root_value_type(schema)  # refuses what sliceflow cannot decode
+        return schema
+    if isinstance(schema, str) and root_value_type(schema) is not None:
+        if SparkSession.getActiveSession() is not None:
+            parsed = T._parse_datatype_string(schema)
+            if isinstance(parsed, (T.ArrayType, T.MapType)):
+                return parsed
+        return _spark_type(root_value_type(schema))  # type: ignore[return-value]
+    if isinstance(schema, pa.DataType) and root_value_type(schema) is not None:
+        return _spark_type(schema)  # type: ignore[return-value]
+    return None
