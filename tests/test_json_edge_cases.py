@@ -404,3 +404,21 @@ def test_root_array_type_objects_and_failfast_match_spark(spark):
                 one.select(sfs.from_json("v", schema, options)).collect()
                 == one.select(F.from_json("v", schema, options)).collect()
             )
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "error"),
+    [
+        ("prefersDecimal", "maybe", "must be true or false"),
+        ("dropFieldIfAllNull", "1", "must be true or false"),
+        ("multiLine", "1", "must be true or false"),
+        ("samplingRatio", "x", "must be a number"),
+    ],
+)
+def test_options_spark_parses_refuse_bad_values(name, value, error):
+    # Spark 4.3 fails the query for each (IllegalArgumentException / NumberFormatException:
+    # For input string: ...), though from_json does not use them.
+    with pytest.raises(sj.OptionError, match=rf"{name}.*{error}.*{value}"):
+        sj.decode(pa.array(["{}"]), "a INT", options={name: value})
+    ok = {"prefersDecimal": "TRUE", "dropFieldIfAllNull": "false", "samplingRatio": "0.5"}
+    assert sj.decode(pa.array(['{"a":1}']), "a INT", options=ok).to_pylist() == [{"a": 1}]

@@ -26,6 +26,17 @@ _FORMAT_OPTIONS = {
     "timestampntzformat": "timestampNTZFormat",
     "dateformat": "dateFormat",
 }
+# Options that do not change how from_json reads, but whose value Spark's JSONOptions parses
+# (as a boolean, or samplingRatio as a double): a bad value fails Spark's query, so it is
+# refused here too (when the decoder is made, where Spark fails the first task).
+_PARSED_BOOLEANS = {
+    "prefersdecimal": "prefersDecimal",
+    "dropfieldifallnull": "dropFieldIfAllNull",
+    "infertimestamp": "inferTimestamp",
+    "ignorenullfields": "ignoreNullFields",
+    "pretty": "pretty",
+    "writenonasciicharacterascodepoint": "writeNonAsciiCharacterAsCodePoint",
+}
 # Options whose effect sliceflow does not reproduce: refused rather than silently wrong.
 _UNSUPPORTED = {
     "primitivesasstring": "primitivesAsString",
@@ -34,6 +45,10 @@ _UNSUPPORTED = {
     "singlevariantcolumn": "singleVariantColumn",
     "allowtrailingcomma": "allowTrailingComma",
 }
+
+
+# The unsupported options Spark parses as booleans (a bad value is refused as Spark does).
+_PARSED_UNSUPPORTED = {"primitivesasstring", "multiline", "enabledatetimeparsingfallback"}
 
 
 class OptionError(ValueError):
@@ -82,6 +97,22 @@ def normalize(
             if value.lower() not in ("true", "false"):
                 raise OptionError(f"option {key!r} must be true or false, got {raw!r}")
             out[_BOOLEAN_OPTIONS[lower]] = value.lower()
+        elif lower in _PARSED_BOOLEANS or (
+            lower in _PARSED_UNSUPPORTED and value.lower() not in ("true", "false")
+        ):
+            if value.lower() not in ("true", "false"):
+                raise OptionError(
+                    f"option {key!r} must be true or false, got {raw!r} (Spark fails the query "
+                    f'with IllegalArgumentException: For input string: "{value}")'
+                )
+        elif lower == "samplingratio":
+            try:
+                float(value)
+            except ValueError:
+                raise OptionError(
+                    f"option {key!r} must be a number, got {raw!r} (Spark fails the query with "
+                    f'NumberFormatException: For input string: "{value}")'
+                ) from None
         elif lower in _FORMAT_OPTIONS:
             out[_FORMAT_OPTIONS[lower]] = value
         elif lower in _UNSUPPORTED:
