@@ -7,6 +7,7 @@ The test suite calls :func:`run` for every pair of ``json_corpus.TEST_MATRIX``.
 
 from __future__ import annotations
 
+import codecs
 import sys
 from collections.abc import Sequence
 
@@ -32,6 +33,33 @@ def sliceflow_table(docs: Sequence[spark_reference.Doc], ddl: str, options: dict
     return pa.table(columns)
 
 
+def _java_replace(error: UnicodeDecodeError) -> tuple[str, int]:
+    """Python's "replace" with Java's lengths for an encoded surrogate: Java's decoder takes
+    ED A0..BF as the start of a 3-byte sequence (one U+FFFD for ED A0..BF and a continuation
+    byte after it, if any), where Python gives one U+FFFD per byte."""
+    data, start = error.object, error.start
+    if data[start] == 0xED and start + 1 < len(data) and 0xA0 <= data[start + 1] <= 0xBF:
+        if start + 2 < len(data) and 0x80 <= data[start + 2] <= 0xBF:
+            return "\ufffd", start + 3
+        return "\ufffd", start + 2
+    return "\ufffd", error.end
+
+
+codecs.register_error("sliceflow_java_replace", _java_replace)
+
+
+def as_python_sees_it(table: pa.Table, column: str) -> pa.Table:
+    """Spark's ``toArrow()`` copies a corrupt record's bytes as they are, invalid UTF-8 too;
+    Python (``collect()``) and sliceflow, whose output is always valid Arrow, show each
+    malformed sequence as U+FFFD, as Java's decoder does."""
+    if column not in table.column_names:
+        return table
+    raw = table.column(column).combine_chunks().view(pa.binary()).to_pylist()
+    text = [None if b is None else b.decode("utf-8", "sliceflow_java_replace") for b in raw]
+    at = table.column_names.index(column)
+    return table.set_column(at, column, pa.array(text, pa.string()))
+
+
 def run(
     spark_factory, n: int, seed: int, schema: str, option_set: str, max_rows: int = 20
 ) -> str | None:
@@ -42,6 +70,11 @@ def run(
     ddl = json_corpus.ddl_for(schema, option_set)
     options = dict(json_corpus.OPTION_SETS[option_set])
     expected = spark_reference.cached_spark_from_json(spark_factory, docs, ddl, options)
+    corrupt = next(
+        (str(v) for k, v in options.items() if k.lower() == "columnnameofcorruptrecord"),
+        "_corrupt_record",
+    )
+    expected = as_python_sees_it(expected, corrupt)
     actual = sliceflow_table(docs, ddl, options)
     mism, notes = spark_reference.compare_tables(expected, actual)
     if not mism and not notes:
