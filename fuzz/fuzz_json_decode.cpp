@@ -1,5 +1,6 @@
 // libFuzzer harness for the JSON decoder: every input is decoded as one document and as
-// NDJSON, against a schema with every supported type, with the lenient options on and off.
+// NDJSON, against a schema with every supported type, with the lenient options on and off,
+// or (bit 1 of the first byte) against a whole-document ARRAY<STRUCT> or MAP schema.
 // Built by scripts/sanitize.sh with clang -fsanitize=fuzzer,address,undefined.
 #include <cstddef>
 #include <cstdint>
@@ -66,6 +67,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   options.allow_numeric_leading_zeros = lenient;
   options.allow_backslash_escaping_any_character = lenient;
   options.allow_unquoted_control_chars = lenient;
+  if ((data[0] & 2) != 0) {
+    // from_json with an ARRAY or MAP schema: one field holding the whole document's value.
+    const size_t pick = (data[0] & 4) != 0 ? type->children.size() - 2   // m: MAP
+                                           : type->children.size() - 3;  // arr: ARRAY<STRUCT>
+    auto root = leaf("", Kind::Struct);
+    root->children.push_back(std::move(type->children[pick]));
+    type = std::move(root);
+    options.corrupt_column = -1;
+    options.root_value = true;
+  }
   const std::string_view text(reinterpret_cast<const char*>(data) + 1, size - 1);
   sliceflow::json::Decoder decoder(std::move(type), options);
   decoder.decode_lines(text, text.size());
