@@ -82,7 +82,6 @@ def test_corrupt_record_of_valid_text_is_unchanged():
 # Jackson's StreamReadConstraints
 
 
-@pytest.mark.slow
 def test_string_over_jacksons_limit_nulls_the_field():
     # Spark 4.3 (probed): {"a": <20,000,001 x>, "b": 1} as "a STRING, b INT, _corrupt_record
     # STRING" gives a=None, b=1 and the document in _corrupt_record; at exactly 20,000,000
