@@ -3,11 +3,13 @@
 
 #include <pybind11/pybind11.h>
 
+#include <cstdint>
 #include <memory>
 #include <stdexcept>
 #include <string>
 
 #include "arrow/c_data.h"
+#include "arrow/validate.h"
 
 namespace sliceflow::bindings {
 
@@ -19,6 +21,30 @@ T* capsule_pointer(const pybind11::capsule& capsule, const char* name) {
     throw std::invalid_argument(std::string("expected an Arrow PyCapsule named '") + name + "'");
   }
   return static_cast<T*>(p);
+}
+
+// The optional `buffer_sizes` argument of the entry points that take an array capsule: the
+// sizes of the array's buffers in pre-order (pyarrow's Array.buffers(), -1 for None), so that
+// validation can bound offsets by the data they index. None: sizes unknown.
+inline arrow::BufferSizes buffer_sizes(const pybind11::object& sizes) {
+  arrow::BufferSizes out;
+  if (sizes.is_none()) return out;
+  for (const pybind11::handle item : sizes) out.push_back(item.cast<int64_t>());
+  return out;
+}
+
+// The schema and array of a capsule pair, validated (arrow/validate.h) as `expected` at the top.
+struct ValidatedInput {
+  ArrowSchema* schema;
+  ArrowArray* array;
+};
+inline ValidatedInput validated_input(const pybind11::capsule& schema, const pybind11::capsule& array,
+                                      arrow::Layout expected, const std::string& what,
+                                      const pybind11::object& sizes) {
+  auto* s = capsule_pointer<ArrowSchema>(schema, "arrow_schema");
+  auto* a = capsule_pointer<ArrowArray>(array, "arrow_array");
+  arrow::validate_array(*s, *a, expected, what, buffer_sizes(sizes));
+  return {s, a};
 }
 
 inline void release_array_capsule(PyObject* capsule) {

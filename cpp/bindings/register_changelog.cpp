@@ -68,11 +68,10 @@ class PyEncoder {
   PyEncoder(const py::dict& plan, const py::capsule& input_schema, const py::capsule& delta_schema)
       : enc_(plan_from(plan), input_columns(input_schema), type_of(delta_schema)) {}
 
-  void add(const py::capsule& schema, const py::capsule& array) {
-    const auto* s = capsule_pointer<ArrowSchema>(schema, "arrow_schema");
-    const auto* a = capsule_pointer<ArrowArray>(array, "arrow_array");
+  void add(const py::capsule& schema, const py::capsule& array, const py::object& sizes) {
+    const auto in = validated_input(schema, array, arrow::Layout::Struct, "(the changelog input batch)", sizes);
     py::gil_scoped_release release;
-    enc_.add(*s, *a);
+    enc_.add(*in.schema, *in.array);
   }
   void finish() { enc_.finish(); }
   py::object take() { return maybe_capsule(enc_.take()); }
@@ -107,11 +106,10 @@ class PyAggregator {
     py::gil_scoped_release release;
     agg_.load(view);
   }
-  void add(const py::capsule& schema, const py::capsule& array) {
-    const auto* s = capsule_pointer<ArrowSchema>(schema, "arrow_schema");
-    const auto* a = capsule_pointer<ArrowArray>(array, "arrow_array");
+  void add(const py::capsule& schema, const py::capsule& array, const py::object& sizes) {
+    const auto in = validated_input(schema, array, arrow::Layout::Struct, "(the changelog delta batch)", sizes);
     py::gil_scoped_release release;
-    agg_.add(*s, *a);
+    agg_.add(*in.schema, *in.array);
   }
   void end_bundle() { agg_.end_bundle(); }
   void finish() { agg_.finish(); }
@@ -163,7 +161,8 @@ void register_changelog(py::module_& m) {
       .def(py::init<const py::dict&, const py::capsule&, const py::capsule&>(), py::arg("plan"),
            py::arg("input_schema_capsule"), py::arg("delta_schema_capsule"))
       .def("add", &PyEncoder::add, py::arg("schema_capsule"), py::arg("array_capsule"),
-           "Encode (or fold) a batch of input rows.")
+           py::arg("buffer_sizes") = py::none(),
+           "Encode (or fold) a batch of input rows (validated first: ValueError if malformed).")
       .def("finish", &PyEncoder::finish, "End of input: flush the folded rows.")
       .def("take", &PyEncoder::take, "The delta rows built so far (an 'arrow_array' capsule) or None.")
       .def("stats", &PyEncoder::stats);
@@ -174,7 +173,8 @@ void register_changelog(py::module_& m) {
            py::arg("emit") = "changelog", py::arg("max_output_rows") = 65536)
       .def("load", &PyAggregator::load, py::arg("blob"), "Add the keys of a state blob written by dump().")
       .def("add", &PyAggregator::add, py::arg("schema_capsule"), py::arg("array_capsule"),
-           "Apply delta rows in order.")
+           py::arg("buffer_sizes") = py::none(),
+           "Apply delta rows in order (validated first: ValueError if malformed).")
       .def("end_bundle", &PyAggregator::end_bundle, "End the open bundle (the end of a micro-batch).")
       .def("finish", &PyAggregator::finish, "End of input (emit='final': queue one +I row per live key).")
       .def("take", &PyAggregator::take, "Output rows built so far (a capsule) or None.")

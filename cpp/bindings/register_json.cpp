@@ -72,20 +72,33 @@ class PyDecoder {
       : decoder_(arrow::type_from_schema(*capsule_pointer<ArrowSchema>(schema, "arrow_schema")),
                  make_options(options)) {}
 
-  void decode_array(const py::capsule& schema, const py::capsule& array) {
-    const auto* s = capsule_pointer<ArrowSchema>(schema, "arrow_schema");
-    const auto* a = capsule_pointer<ArrowArray>(array, "arrow_array");
-    const arrow::StringArrayView view(*s, *a);
+  void decode_array(const py::capsule& schema, const py::capsule& array, const py::object& sizes) {
+    const auto in = validated_input(schema, array, arrow::Layout::String, "(the documents)", sizes);
+    const arrow::StringArrayView view(*in.schema, *in.array);
     py::gil_scoped_release release;
     decoder_.decode_array(view);
   }
 
+  // Any buffer of one-byte items, read in C order as bytes(memoryview(data)) would: strided,
+  // reversed or indirect (suboffsets) views are copied into one contiguous buffer first;
+  // C-contiguous ones (the common case) are read in place.
   void decode_lines(const py::buffer& data) {
-    const py::buffer_info info = data.request();
-    if (info.ndim != 1 || info.itemsize != 1) {
-      throw std::invalid_argument("NDJSON input must be a contiguous bytes-like object");
+    Py_buffer view;
+    if (PyObject_GetBuffer(data.ptr(), &view, PyBUF_FULL_RO) != 0) throw py::error_already_set();
+    const std::unique_ptr<Py_buffer, void (*)(Py_buffer*)> held(&view, PyBuffer_Release);
+    if (view.itemsize != 1) {
+      throw std::invalid_argument(
+          std::string("NDJSON input must be a buffer of bytes (itemsize 1); got format '") +
+          (view.format ? view.format : "B") + "' with itemsize " + std::to_string(view.itemsize) +
+          " (pass bytes, bytearray or a memoryview cast to 'B')");
     }
-    const std::string_view buffer(static_cast<const char*>(info.ptr), static_cast<size_t>(info.size));
+    std::string copy;
+    std::string_view buffer(static_cast<const char*>(view.buf), static_cast<size_t>(view.len));
+    if (!PyBuffer_IsContiguous(&view, 'C')) {
+      copy.resize(static_cast<size_t>(view.len));
+      if (PyBuffer_ToContiguous(copy.data(), &view, view.len, 'C') != 0) throw py::error_already_set();
+      buffer = copy;
+    }
     py::gil_scoped_release release;
     decoder_.decode_lines(buffer, buffer.size());
   }
@@ -132,9 +145,13 @@ void register_json(py::module_& m) {
       .def(py::init<const py::capsule&, const std::map<std::string, std::string>&>(),
            py::arg("schema_capsule"), py::arg("options"))
       .def("decode_array", &PyDecoder::decode_array, py::arg("schema_capsule"),
-           py::arg("array_capsule"), "Decode each element of a string/binary array.")
+           py::arg("array_capsule"), py::arg("buffer_sizes") = py::none(),
+           "Decode each element of a string/binary array. The array is validated first "
+           "(ValueError if malformed); buffer_sizes (pyarrow's Array.buffers() sizes, -1 for "
+           "None) lets offsets be checked against the data buffer.")
       .def("decode_lines", &PyDecoder::decode_lines, py::arg("data"),
-           "Decode NDJSON text, one document per line; blank lines are skipped.")
+           "Decode NDJSON text, one document per line; blank lines are skipped. Any buffer of "
+           "one-byte items (non-contiguous views are copied first).")
       .def("finish", &PyDecoder::finish, "Export the decoded rows as an 'arrow_array' capsule.")
       .def_property_readonly("pending_rows", &PyDecoder::pending_rows)
       .def_property_readonly("memory_usage", &PyDecoder::memory_usage)

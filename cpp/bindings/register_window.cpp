@@ -78,11 +78,10 @@ class PyLocal {
   PyLocal(const py::dict& plan, const py::capsule& input_schema, const py::capsule& partial_schema)
       : agg_(plan_from(plan), input_columns(input_schema), type_of(partial_schema)) {}
 
-  bool add(const py::capsule& schema, const py::capsule& array) {
-    const auto* s = capsule_pointer<ArrowSchema>(schema, "arrow_schema");
-    const auto* a = capsule_pointer<ArrowArray>(array, "arrow_array");
+  bool add(const py::capsule& schema, const py::capsule& array, const py::object& sizes) {
+    const auto in = validated_input(schema, array, arrow::Layout::Struct, "(the window input batch)", sizes);
     py::gil_scoped_release release;
-    return agg_.add(*s, *a);
+    return agg_.add(*in.schema, *in.array);
   }
   py::object take() { return maybe_capsule(agg_.take()); }
   void set_late_floor(int64_t floor) { agg_.set_late_floor(floor); }
@@ -117,9 +116,9 @@ class PyGlobal {
            int64_t max_output_rows)
       : agg_(plan_from(plan), type_of(partial_schema), type_of(output_schema), max_output_rows) {}
 
-  void add(const py::capsule& schema, const py::capsule& array, int input) {
-    agg_.add(*capsule_pointer<ArrowSchema>(schema, "arrow_schema"),
-             capsule_pointer<ArrowArray>(array, "arrow_array"), input);
+  void add(const py::capsule& schema, const py::capsule& array, int input, const py::object& sizes) {
+    const auto in = validated_input(schema, array, arrow::Layout::Struct, "(the window partial batch)", sizes);
+    agg_.add(*in.schema, in.array, input);
   }
   void set_bounds(int64_t floor, int64_t limit) { agg_.set_bounds(floor, limit); }
   py::object take_carry() { return array_capsule(agg_.take_carry()); }
@@ -158,7 +157,9 @@ void register_window(py::module_& m) {
       .def(py::init<const py::dict&, const py::capsule&, const py::capsule&>(), py::arg("plan"),
            py::arg("input_schema_capsule"), py::arg("partial_schema_capsule"))
       .def("add", &PyLocal::add, py::arg("schema_capsule"), py::arg("array_capsule"),
-           "Fold a batch; True when a flushed partial batch is ready for take().")
+           py::arg("buffer_sizes") = py::none(),
+           "Fold a batch (validated first: ValueError if malformed); True when a flushed partial "
+           "batch is ready for take().")
       .def("take", &PyLocal::take, "The flushed partial batch (an 'arrow_array' capsule) or None.")
       .def("finish", &PyLocal::finish, "Flush what is left: a capsule or None.")
       .def("set_late_floor", &PyLocal::set_late_floor, py::arg("floor_us"),
@@ -170,7 +171,7 @@ void register_window(py::module_& m) {
            py::arg("plan"), py::arg("partial_schema_capsule"), py::arg("output_schema_capsule"),
            py::arg("max_output_rows") = 65536)
       .def("add", &PyGlobal::add, py::arg("schema_capsule"), py::arg("array_capsule"),
-           py::arg("input") = 0,
+           py::arg("input") = 0, py::arg("buffer_sizes") = py::none(),
            "Queue partial rows sorted by (__key, __slice); the array is moved in. Input 1: a "
            "second sorted run, merged with input 0 (streaming).")
       .def("set_bounds", &PyGlobal::set_bounds, py::arg("floor_us"), py::arg("limit_us"),

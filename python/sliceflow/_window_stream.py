@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 
-from sliceflow._capsules import import_struct
+from sliceflow._capsules import buffer_sizes, import_struct, with_user_columns
 from sliceflow._incremental import keep_changed
 from sliceflow._window_plan import WindowPlan
 from sliceflow.window import _add_stats, _import_batch, _kernel
@@ -79,7 +79,14 @@ def _fold(
     local.set_late_floor(floor_us)
     partials: list[pa.RecordBatch] = []
     for batch in batches:
-        if batch.num_rows and local.add(*wp.local_batch(batch).__arrow_c_array__()):
+        if not batch.num_rows:
+            continue
+        folded = wp.local_batch(batch)
+        try:
+            flushed = local.add(*folded.__arrow_c_array__(), buffer_sizes=buffer_sizes(folded))
+        except ValueError as e:
+            raise with_user_columns(e, wp.local_schema.names, wp.input_columns) from e
+        if flushed:
             while (capsule := local.take()) is not None:
                 partials.append(_import_batch(struct, capsule))
     capsule = local.finish()
@@ -118,7 +125,7 @@ def advance(
     for run, table in ((0, state.partials), (1, fresh)):
         for batch in table.to_batches():
             if batch.num_rows:
-                sweep.add(*batch.__arrow_c_array__(), run)
+                sweep.add(*batch.__arrow_c_array__(), run, buffer_sizes=buffer_sizes(batch))
     sweep.finish()
     struct = pa.struct(list(wp.output_schema))
     fired = []

@@ -22,7 +22,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from sliceflow._capsules import import_struct
+from sliceflow._capsules import buffer_sizes, import_struct, with_user_columns
 from sliceflow._changelog_plan import DEFAULT_BUNDLE_ROWS, ChangelogPlan, build_plan
 from sliceflow.window import AggSpec, _add_stats, conform
 
@@ -60,13 +60,15 @@ def encode(
     for batch in batches:
         if batch.num_rows == 0:
             continue
+        encoded = cp.encoder_batch(batch)
         try:
-            enc.add(*cp.encoder_batch(batch).__arrow_c_array__())
-        except ValueError:
+            enc.add(*encoded.__arrow_c_array__(), buffer_sizes=buffer_sizes(encoded))
+        except ValueError as e:
             located = _bad_op_error(cp, batch)
-            if located is None:
-                raise
-            raise located from None
+            if located is not None:
+                raise located from None
+            user = [cp.input_schema.field(i).name for i in cp.input_indices]
+            raise with_user_columns(e, cp.encoder_schema.names, user) from e
         capsule = enc.take()
         if capsule is not None:
             yield _import_batch(struct_type, capsule)
@@ -142,7 +144,8 @@ class GlobalPhase:
     def add(self, deltas: pa.RecordBatch) -> list[pa.RecordBatch]:
         """Applies delta rows; returns the changes of the bundles they closed."""
         if deltas.num_rows:
-            self._agg.add(*conform(deltas, self._cp.delta_schema).__arrow_c_array__())
+            batch = conform(deltas, self._cp.delta_schema)
+            self._agg.add(*batch.__arrow_c_array__(), buffer_sizes=buffer_sizes(batch))
         return self._drain()
 
     def end_bundle(self) -> list[pa.RecordBatch]:

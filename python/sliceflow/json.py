@@ -23,7 +23,7 @@ from typing import Any, BinaryIO
 
 import pyarrow as pa
 
-from sliceflow._capsules import import_struct
+from sliceflow._capsules import buffer_sizes, import_struct
 from sliceflow._core import json as _core
 from sliceflow._options import OptionError, normalize
 from sliceflow._schema import SchemaError, SchemaLike, root_value_type, to_arrow_schema
@@ -97,7 +97,7 @@ class _Session:
             else:
                 raise TypeError(f"JSON documents must be strings, got an array of {data.type}")
         schema_capsule, array_capsule = data.__arrow_c_array__()
-        self.decoder.decode_array(schema_capsule, array_capsule)
+        self.decoder.decode_array(schema_capsule, array_capsule, buffer_sizes(data))
 
     def finish_struct(self) -> pa.StructArray:
         return import_struct(self.struct_type, self.decoder.finish())

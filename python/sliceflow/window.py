@@ -35,7 +35,7 @@ from typing import Any, Literal
 
 import pyarrow as pa
 
-from sliceflow._capsules import import_struct
+from sliceflow._capsules import buffer_sizes, import_struct, with_user_columns
 from sliceflow._duration import DurationLike, format_duration, parse_duration
 
 __all__ = [
@@ -383,7 +383,11 @@ def _local_phase(
         local = wp.local_batch(batch)
         if local.num_rows == 0:
             continue
-        if agg.add(*local.__arrow_c_array__()):
+        try:
+            flushed = agg.add(*local.__arrow_c_array__(), buffer_sizes=buffer_sizes(local))
+        except ValueError as e:
+            raise with_user_columns(e, wp.local_schema.names, wp.input_columns) from e
+        if flushed:
             while (capsule := agg.take()) is not None:
                 yield _import_batch(struct_type, capsule)
     capsule = agg.finish()
@@ -410,7 +414,8 @@ def _global_phase(
     for batch in batches:
         if batch.num_rows == 0:
             continue
-        agg.add(*conform(batch, wp.partial_schema).__arrow_c_array__())
+        partial = conform(batch, wp.partial_schema)
+        agg.add(*partial.__arrow_c_array__(), buffer_sizes=buffer_sizes(partial))
         while (capsule := agg.pull()) is not None:
             yield _import_batch(struct_type, capsule)
     agg.finish()
