@@ -316,6 +316,18 @@ def test_hand_filled_array_with_offset_and_validity() -> None:
     assert decoded(d) == [None, {"a": 3}]
 
 
+def test_hand_filled_empty_strings_without_a_data_buffer() -> None:
+    forged = Forged([b"", b""])
+    forged.buffers[2] = None  # allowed: no offset reaches past 0
+    d = decoder()
+    d.decode_array(*forged.capsules())
+    reference = decoder()
+    reference.decode_array(*pa.array(["", ""]).__arrow_c_array__())
+    got = decoded(d)
+    assert len(got) == 2
+    assert got == decoded(reference)
+
+
 def alter(forged: Forged, what: str) -> None:
     a = forged.array
     if what == "n_buffers":

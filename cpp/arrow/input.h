@@ -28,6 +28,9 @@ class StringArrayView {
     validity_ = static_cast<const uint8_t*>(array.buffers[0]);
     offsets_ = array.buffers[1];
     data_ = static_cast<const char*>(array.buffers[2]);
+    // A producer may omit the data buffer of an array of empty strings (validate.h refuses it
+    // when an offset reaches past 0): the parsers must still get a non-null address.
+    if (data_ == nullptr) data_ = "";
     if (array.length > 0 && offsets_ == nullptr) {
       throw std::invalid_argument("malformed string ArrowArray: no offsets");
     }
