@@ -64,7 +64,9 @@ def encode(
         try:
             enc.add(*encoded.__arrow_c_array__(), buffer_sizes=buffer_sizes(encoded))
         except ValueError as e:
-            located = _bad_op_error(cp, batch)
+            # Only an op the kernel refused sends it back to the batch: a batch refused by
+            # the input validation may not be safe to read from Python.
+            located = _bad_op_error(cp, batch) if "not a change kind" in str(e) else None
             if located is not None:
                 raise located from None
             user = [cp.input_schema.field(i).name for i in cp.input_indices]
