@@ -11,11 +11,11 @@
 # requires-python, every `>=` bound of pyproject.toml installed as `==`) and runs, in two
 # steps, the tests that touch every entry point:
 #   1. core bounds (pyarrow 14): sliceflow.json.decode / read_ndjson, the window and changelog
-#      kernels and the window API on Arrow data (about 2 minutes);
+#      kernels and the window API on Arrow data (1 to 2 minutes);
 #   2. the spark extra's bounds (pyspark 4.1, pyarrow 16, pandas 2.2, numpy 1.22.4): from_json,
 #      the sliceflow.json data source, window_agg and changelog_agg on batch and streaming
-#      DataFrames, and the demo pipeline (about 10 minutes on 2 cores; the first run also
-#      builds .venv-min, about 5 minutes).
+#      DataFrames, and the demo pipeline (6 to 10 minutes on 2 cores; building .venv-min
+#      takes 3 to 5 minutes more when the sources changed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
