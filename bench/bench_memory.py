@@ -19,6 +19,7 @@ window_agg as a local[2] Spark job per configuration, sampling every PySpark wor
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import functools
 import json
 import os
@@ -97,16 +98,7 @@ def worker(config: dict[str, Any]) -> dict[str, Any]:
     )
     # A plan whose local phase writes its partial rows sorted by (key, slice): each flush is
     # then valid input of the global phase.
-    sorted_wp = build_plan(
-        schema,
-        W.tumble("ts", "1 minute"),
-        ["k"],
-        [W.count(), W.sum("v"), W.max("v")],
-        ansi=True,
-        bundle_rows=DEFAULT_BUNDLE_ROWS,
-        bundle_bytes=DEFAULT_BUNDLE_BYTES,
-    )
-    sorted_wp.plan["sort_partials"] = True
+    sorted_wp = dataclasses.replace(wp, plan={**wp.plan, "sort_partials": True})
     batches = [pa.array(list(bid_lines(BATCH_ROWS, seed=s)), pa.string()) for s in range(4)]
     baseline = _status_kib("self", "VmRSS")
     held_max = {"buffer_cache": 0, "huge_page_cache": 0}

@@ -30,6 +30,27 @@ enum class Layout : uint8_t {
   Struct,
 };
 
+// Bytes per value of a fixed-width layout; 0 for bit-packed booleans and the variable-width
+// and nested layouts.
+constexpr int64_t value_byte_width(Layout layout) {
+  switch (layout) {
+    case Layout::Int8:
+      return 1;
+    case Layout::Int16:
+      return 2;
+    case Layout::Int32:
+    case Layout::Float32:
+      return 4;
+    case Layout::Int64:
+    case Layout::Float64:
+      return 8;
+    case Layout::Decimal128:
+      return 16;
+    default:
+      return 0;
+  }
+}
+
 class ColumnView {
  public:
   // Checks the format and the buffers it needs; throws std::invalid_argument otherwise.

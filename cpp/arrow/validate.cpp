@@ -13,27 +13,6 @@ constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
   throw std::invalid_argument("malformed Arrow input " + path + ": " + problem);
 }
 
-// Bytes per value of a fixed-width layout; 0 for bit-packed booleans and the nested and
-// variable-width layouts.
-int64_t value_width(Layout layout) {
-  switch (layout) {
-    case Layout::Int8:
-      return 1;
-    case Layout::Int16:
-      return 2;
-    case Layout::Int32:
-    case Layout::Float32:
-      return 4;
-    case Layout::Int64:
-    case Layout::Float64:
-      return 8;
-    case Layout::Decimal128:
-      return 16;
-    default:
-      return 0;
-  }
-}
-
 class Validator {
  public:
   explicit Validator(const BufferSizes& sizes) : sizes_(sizes) {}
@@ -143,7 +122,7 @@ class Validator {
       default: {
         const void* values = array.buffers[1];
         if (end > 0 && values == nullptr) fail(path, "no values buffer");
-        const int64_t width = value_width(layout);
+        const int64_t width = value_byte_width(layout);
         const int64_t need = width == 0 ? (end + 7) / 8 : end;  // in units of `width` bytes
         if (size[1] >= 0 && (width == 0 ? size[1] < need : size[1] / width < need)) {
           fail(path, "values buffer of " + std::to_string(size[1]) + " bytes for " +

@@ -11,24 +11,9 @@ namespace {
 using arrow::Kind;
 using arrow::Layout;
 
+// Bytes a key column's value takes in an encoded key (a boolean takes a byte).
 size_t fixed_width(Layout layout) {
-  switch (layout) {
-    case Layout::Bool:
-    case Layout::Int8:
-      return 1;
-    case Layout::Int16:
-      return 2;
-    case Layout::Int32:
-    case Layout::Float32:
-      return 4;
-    case Layout::Int64:
-    case Layout::Float64:
-      return 8;
-    case Layout::Decimal128:
-      return 16;
-    default:
-      return 0;
-  }
+  return layout == Layout::Bool ? 1 : static_cast<size_t>(arrow::value_byte_width(layout));
 }
 
 template <typename T>
