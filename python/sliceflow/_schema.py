@@ -205,23 +205,23 @@ def root_value_type(schema: SchemaLike) -> pa.DataType | None:
         except ImportError:  # pragma: no cover - pyspark is an optional dependency
             return None
         if isinstance(schema, (T.ArrayType, T.MapType)):
-            dtype = _from_spark_type(schema)
+            dtype = from_spark_type(schema)
     if dtype is not None:
         _check_arrow_type(dtype, "value")
     return dtype
 
 
-def _from_spark_type(dt: Any) -> pa.DataType:
+def from_spark_type(dt: Any) -> pa.DataType:
     from pyspark.sql import types as T
 
     if isinstance(dt, T.StructType):
-        return pa.struct([pa.field(f.name, _from_spark_type(f.dataType), f.nullable) for f in dt])
+        return pa.struct([pa.field(f.name, from_spark_type(f.dataType), f.nullable) for f in dt])
     if isinstance(dt, T.ArrayType):
-        return pa.list_(_from_spark_type(dt.elementType))
+        return pa.list_(from_spark_type(dt.elementType))
     if isinstance(dt, T.MapType):
         if not isinstance(dt.keyType, T.StringType):
             raise SchemaError("JSON maps need STRING keys (as Spark's from_json does)")
-        return pa.map_(pa.string(), _from_spark_type(dt.valueType))
+        return pa.map_(pa.string(), from_spark_type(dt.valueType))
     if isinstance(dt, T.DecimalType):
         return pa.decimal128(dt.precision, dt.scale)
     if isinstance(dt, (T.CharType, T.VarcharType)):
@@ -297,7 +297,7 @@ def to_arrow_schema(schema: SchemaLike) -> pa.Schema:
             raise SchemaError(
                 f"schema must be a DDL string, a pyarrow.Schema or a StructType, not {type(schema)}"
             )
-        result = pa.schema(list(_from_spark_type(schema)))
+        result = pa.schema(list(from_spark_type(schema)))
     for field in result:
         _check_arrow_type(field.type, field.name)
     return result

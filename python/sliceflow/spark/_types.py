@@ -11,14 +11,14 @@ from pyspark.sql import types as T
 from sliceflow._schema import SchemaLike, to_arrow_schema
 
 
-def _spark_type(dtype: pa.DataType) -> T.DataType:
+def spark_type(dtype: pa.DataType) -> T.DataType:
     """The Spark type an Arrow type stands for (the inverse of Spark's Arrow conversion)."""
     if pa.types.is_struct(dtype):
-        return T.StructType([T.StructField(f.name, _spark_type(f.type), f.nullable) for f in dtype])
+        return T.StructType([T.StructField(f.name, spark_type(f.type), f.nullable) for f in dtype])
     if pa.types.is_map(dtype):
-        return T.MapType(T.StringType(), _spark_type(dtype.item_type))
+        return T.MapType(T.StringType(), spark_type(dtype.item_type))
     if pa.types.is_list(dtype):
-        return T.ArrayType(_spark_type(dtype.value_type), dtype.value_field.nullable)
+        return T.ArrayType(spark_type(dtype.value_type), dtype.value_field.nullable)
     if pa.types.is_decimal(dtype):
         return T.DecimalType(dtype.precision, dtype.scale)
     if pa.types.is_timestamp(dtype):
@@ -55,7 +55,7 @@ def resolve_schema(schema: SchemaLike) -> tuple[pa.Schema, T.StructType]:
             if isinstance(parsed, T.StructType):
                 return to_arrow_schema(parsed), parsed
     arrow_schema = to_arrow_schema(schema)
-    return arrow_schema, _spark_type(pa.struct(list(arrow_schema)))  # type: ignore[return-value]
+    return arrow_schema, spark_type(pa.struct(list(arrow_schema)))  # type: ignore[return-value]
 
 
 def session_time_zone(spark: Any = None) -> str:

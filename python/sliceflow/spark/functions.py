@@ -10,10 +10,10 @@ from pyspark.sql import Column, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-from sliceflow._schema import SchemaLike, _from_spark_type, root_value_type
+from sliceflow._schema import SchemaLike, from_spark_type, root_value_type
 from sliceflow.json import _Session
 from sliceflow.spark._memory_conf import apply_in_worker, from_session
-from sliceflow.spark._types import _spark_type, resolve_schema, session_time_zone
+from sliceflow.spark._types import resolve_schema, session_time_zone, spark_type
 
 
 def from_json(
@@ -68,7 +68,7 @@ def from_json(
     # Arrow's Java StructVector keys children by name, so a struct with a repeated field name
     # cannot cross into the JVM: cross with unique names, then cast (by position) to the
     # user's schema. Spark gives each repeated name its last value and nulls the others.
-    unique_arrow = _arrow_type(unique)
+    unique_arrow = from_spark_type(unique)
 
     def decode_unique(batches: Iterator[pa.Array]) -> Iterator[pa.Array]:
         for decoded in decode_batches(batches):
@@ -98,10 +98,6 @@ def _unique_names(dtype: T.DataType) -> Any:
     return dtype
 
 
-def _arrow_type(dtype: T.DataType) -> pa.DataType:
-    return _from_spark_type(dtype)
-
-
 def _root_value_spark_type(schema: SchemaLike) -> T.ArrayType | T.MapType | None:
     """The Spark type of a whole-document ARRAY or MAP schema (as Spark parses its DDL)."""
     if isinstance(schema, (T.ArrayType, T.MapType)):
@@ -112,7 +108,7 @@ def _root_value_spark_type(schema: SchemaLike) -> T.ArrayType | T.MapType | None
             parsed = T._parse_datatype_string(schema)
             if isinstance(parsed, (T.ArrayType, T.MapType)):
                 return parsed
-        return _spark_type(root_value_type(schema))  # type: ignore[return-value]
+        return spark_type(root_value_type(schema))  # type: ignore[return-value]
     if isinstance(schema, pa.DataType) and root_value_type(schema) is not None:
-        return _spark_type(schema)  # type: ignore[return-value]
+        return spark_type(schema)  # type: ignore[return-value]
     return None

@@ -27,7 +27,7 @@ from sliceflow._window_plan import build_plan
 from sliceflow.spark._bucket_labels import check_buckets
 from sliceflow.spark._memory_conf import apply_in_worker, from_session
 from sliceflow.spark._state_store import buckets_from_conf, check_state_store
-from sliceflow.spark._types import _spark_type, session_time_zone
+from sliceflow.spark._types import session_time_zone, spark_type
 from sliceflow.window import (
     DEFAULT_BUNDLE_BYTES,
     DEFAULT_BUNDLE_ROWS,
@@ -157,7 +157,7 @@ def _arrow_type(dt: T.DataType, time_zone: str, large_var: bool) -> pa.DataType:
 
 
 def _spark_struct(schema: pa.Schema) -> T.StructType:
-    return T.StructType([T.StructField(f.name, _spark_type(f.type), f.nullable) for f in schema])
+    return T.StructType([T.StructField(f.name, spark_type(f.type), f.nullable) for f in schema])
 
 
 def _quote(name: str) -> str:
