@@ -151,10 +151,15 @@ def test_limit_zero_keeps_nothing():
     assert memory.cached_bytes() == {"buffer_cache": 0, "huge_page_cache": 0}
 
 
+# Where the sliceflow these tests import lives (the installed build in CI, the source tree
+# with a developer build): the PYTHONPATH of the processes they start.
+PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(memory.__file__)))
+
+
 def _python(code: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-c", code],
-        env={**os.environ, "PYTHONPATH": os.path.join(ROOT, "python"), **env},
+        env={**os.environ, "PYTHONPATH": PACKAGE_ROOT, **env},
         capture_output=True,
         text=True,
         timeout=120,
@@ -218,7 +223,7 @@ def test_worker_rss_stays_within_the_documented_bound():
             "path": path,
             "limits": {"buffer_cache_bytes": "4m", "huge_page_cache_bytes": "4m"},
         }
-        r = bench_memory.run_worker(config, env={"PYTHONPATH": os.path.join(ROOT, "python")})
+        r = bench_memory.run_worker(config, env={"PYTHONPATH": PACKAGE_ROOT})
     peak = max(r["peak_kib"], r["sampled_peak_kib"]) * 1024
     growth = peak - r["baseline_kib"] * 1024
     assert r["held_max"]["buffer_cache"] <= 4 * MIB
