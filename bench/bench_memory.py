@@ -236,8 +236,19 @@ def run_worker(
     return result
 
 
-CONFIGS: dict[str, dict[str, Any] | None] = {
-    "defaults": None,
+def configs() -> dict[str, dict[str, Any]]:
+    """The limits each run sets, by row name (the defaults spelled out, so that the worker-like
+    process and the Spark job run the same limits)."""
+    from sliceflow.memory import SPARK_WORKER_DEFAULTS, default_limits
+
+    return {
+        "Spark worker defaults": dict(SPARK_WORKER_DEFAULTS),
+        "process defaults": default_limits(),
+        **_FIXED_CONFIGS,
+    }
+
+
+_FIXED_CONFIGS: dict[str, dict[str, Any]] = {
     "limits 0 (off)": {
         "buffer_cache_bytes": 0,
         "huge_page_cache_bytes": 0,
@@ -314,7 +325,7 @@ def spark_run(rows: int, path: str) -> None:
         "worker | peak RSS of all workers | job s |"
     )
     print("|---|---:|---:|---:|---:|---:|")
-    for name, limits in CONFIGS.items():
+    for name, limits in configs().items():
         conf = {"spark.sql.shuffle.partitions": "4", "spark.python.worker.reuse": "true"}
         for key, value in (limits or {}).items():
             conf[LIMITS[key][3]] = str(value)
@@ -406,7 +417,7 @@ def main(argv: list[str] | None = None) -> None:
             "| RSS at end | cache max (buffer / huge) | cache after release() | run s |"
         )
         print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-        for name, limits in CONFIGS.items():
+        for name, limits in configs().items():
             r = run_worker({**sizes, "path": path, "limits": limits})
             lim = r["limits"]
             peak = max(r["peak_kib"], r["sampled_peak_kib"])

@@ -26,9 +26,14 @@ def restore_limits():
     memory.set_limits(**before)
 
 
-def test_defaults_are_tens_of_mib():
-    d = memory.default_limits()
-    assert d == {
+def test_defaults_of_a_process_and_of_a_spark_worker():
+    assert memory.default_limits() == {
+        "buffer_cache_bytes": 128 * MIB,
+        "buffer_cache_blocks": 64,
+        "huge_page_cache_bytes": 128 * MIB,
+        "huge_page_cache_blocks": 64,
+    }
+    assert memory.SPARK_WORKER_DEFAULTS == {
         "buffer_cache_bytes": 32 * MIB,
         "buffer_cache_blocks": 64,
         "huge_page_cache_bytes": 32 * MIB,
@@ -182,7 +187,7 @@ def test_environment_variables_set_the_limits_when_the_module_loads():
                 "buffer_cache_bytes": 5 * MIB,
                 "buffer_cache_blocks": 3,
                 "huge_page_cache_bytes": 0,
-                "huge_page_cache_blocks": 16,
+                "huge_page_cache_blocks": memory.default_limits()["huge_page_cache_blocks"],
             }.items()
         )
     )
@@ -298,7 +303,10 @@ def test_spark_conf_reaches_the_python_workers(spark):
     )
     assert windows.collect()[0][0] == 4000
     seen = _probe_workers(spark)
-    assert any(s["huge_page_cache_bytes"] == 6 * MIB for s in seen), seen
+    honoured = [s for s in seen if s["huge_page_cache_bytes"] == 6 * MIB]
+    assert honoured, seen
+    # What the conf leaves unset takes the Spark worker defaults, not the process's.
+    assert all(s["buffer_cache_bytes"] == 32 * MIB for s in honoured), seen
 
 
 @pytest.mark.spark

@@ -14,11 +14,13 @@
 
 namespace sliceflow::arrow::buffer_pool {
 
-// Limits when nothing sets them: about a 10,000-row batch's output buffers several times over
-// (Spark's Arrow batches), yet little beside a Python worker's own memory when an executor
-// runs one worker per core. bench/bench_memory.py and docs/memory.md have the measurements.
+// Limits of a process when nothing sets them: the outputs of a ~100 MB decode in one call
+// (a one-process user of sliceflow.json). sliceflow's Spark operators set Spark workers to
+// 32 MiB before their first kernel call (sliceflow.memory.SPARK_WORKER_DEFAULTS), since an
+// executor runs one worker per core. bench/bench_memory.py and docs/memory.md have the
+// measurements.
 constexpr size_t kDefaultMaxBlocks = 64;
-constexpr size_t kDefaultMaxBytes = size_t{32} << 20;
+constexpr size_t kDefaultMaxBytes = size_t{128} << 20;
 
 // The process-wide cache (limits, what it holds); callers other than take/give lock its mutex.
 BlockCache& cache();

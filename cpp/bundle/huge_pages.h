@@ -31,10 +31,12 @@ namespace sliceflow::bundle {
 class HugeBlocks {
  public:
   static constexpr size_t kHuge = size_t{2} << 20;
-  // Idle bytes and blocks the cache may hold when nothing sets them; a block freed beyond
-  // that goes back to the system. Enough for the arrays of a bundle of about 256K slots.
-  static constexpr size_t kDefaultMaxBytes = size_t{32} << 20;
-  static constexpr size_t kDefaultMaxBlocks = 16;
+  // Idle bytes and blocks the cache may hold in a process when nothing sets them; a block
+  // freed beyond that goes back to the system. Enough for the arrays of a bundle of about 1M
+  // slots (the window kernel's single-bundle aggregate() calls); Spark workers get 32 MiB
+  // from sliceflow's Spark operators (sliceflow.memory.SPARK_WORKER_DEFAULTS).
+  static constexpr size_t kDefaultMaxBytes = size_t{128} << 20;
+  static constexpr size_t kDefaultMaxBlocks = 64;
 
   // The process-wide cache of freed blocks (limits, what it holds).
   static arrow::BlockCache& cache();

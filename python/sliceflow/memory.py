@@ -11,8 +11,10 @@ page faults and page clearing on every batch:
 Each keeps at most ``*_bytes`` bytes in at most ``*_blocks`` blocks; ``0`` in either keeps
 nothing. The limits come from, latest first: :func:`set_limits` (and the Spark conf
 ``spark.sliceflow.memory.*``, applied in each Python worker before its first kernel call),
-the environment variables read when ``sliceflow._core`` loads, and the defaults
-(:func:`default_limits`). Sizes accept an int or Spark's byte strings (``"64m"``, ``"1g"``).
+the environment variables read when ``sliceflow._core`` loads, and the defaults: 128 MiB each
+in a process (:func:`default_limits`), 32 MiB each in a Spark Python worker that runs
+sliceflow's Spark operators (:data:`SPARK_WORKER_DEFAULTS`). Sizes accept an int or Spark's
+byte strings (``"64m"``, ``"1g"``).
 
 The limits, each with its environment variable and Spark conf:
 
@@ -42,6 +44,7 @@ from sliceflow._core import memory as _core
 
 __all__ = [
     "LIMITS",
+    "SPARK_WORKER_DEFAULTS",
     "apply",
     "cached_blocks",
     "cached_bytes",
@@ -81,6 +84,18 @@ LIMITS: dict[str, tuple[str, str, str, str]] = {
         "SLICEFLOW_HUGE_PAGE_CACHE_BLOCKS",
         "spark.sliceflow.memory.hugePageCacheBlocks",
     ),
+}
+
+
+#: The limits sliceflow's Spark operators give a Python worker before its first kernel call,
+#: where neither the ``spark.sliceflow.memory.*`` conf nor the worker's environment sets them:
+#: smaller than a process's defaults (:func:`default_limits`), since an executor runs one
+#: worker per core and Spark's 10,000-row Arrow batches fit them several times over.
+SPARK_WORKER_DEFAULTS: dict[str, int] = {
+    "buffer_cache_bytes": 32 << 20,
+    "buffer_cache_blocks": 64,
+    "huge_page_cache_bytes": 32 << 20,
+    "huge_page_cache_blocks": 16,
 }
 
 

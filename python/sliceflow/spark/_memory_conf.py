@@ -2,13 +2,14 @@
 
 A query that runs sliceflow kernels reads the session's settings when it is built (a malformed
 value fails there, naming the conf) and carries them in its UDF closure; the worker applies
-them with :func:`apply_in_worker` before its first kernel call. Settings left unset leave the
-worker's limits as they are (environment variables, else the defaults): see
+them with :func:`apply_in_worker` before its first kernel call. A limit left unset takes the
+worker's environment variable, else :data:`sliceflow.memory.SPARK_WORKER_DEFAULTS`: see
 :mod:`sliceflow.memory`.
 """
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from pyspark.sql import SparkSession
@@ -32,8 +33,15 @@ def from_session(spark: Any = None) -> dict[str, str]:
 
 
 def apply_in_worker(settings: dict[str, str]) -> None:
-    """Sets this process's limits to the settings read by :func:`from_session`."""
-    if settings:
-        from sliceflow import memory
+    """Sets this Python worker's limits: the settings read by :func:`from_session`, else the
+    worker's environment variables (left as they are), else
+    :data:`sliceflow.memory.SPARK_WORKER_DEFAULTS`."""
+    from sliceflow import memory
 
-        memory.apply(settings, source={name: memory.LIMITS[name][3] for name in settings})
+    values: dict[str, int | str] = {
+        name: value
+        for name, value in memory.SPARK_WORKER_DEFAULTS.items()
+        if name not in settings and os.environ.get(memory.LIMITS[name][2]) is None
+    }
+    values.update(settings)
+    memory.apply(values, source={name: memory.LIMITS[name][3] for name in settings})
