@@ -38,7 +38,7 @@ docs/memory.md accounts for all the memory a Python worker holds, cache and othe
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from sliceflow._core import memory as _core
 
@@ -118,24 +118,24 @@ def parse_limit(name: str, value: int | str, source: str | None = None) -> int:
     return int(_core.parse_count(value, what))
 
 
-def limits() -> dict[str, int]:
-    """The limits in force in this process, by name (bytes, and blocks)."""
+def _by_limit_name(read: Callable[[str], tuple[int, int]]) -> dict[str, int]:
+    """``read(core cache name) -> (blocks, bytes)`` of every cache, by limit name."""
     out: dict[str, int] = {}
     for cache, core_name in _CACHES.items():
-        blocks, size = _core.limits(core_name)
+        blocks, size = read(core_name)
         out[f"{cache}_bytes"] = size
         out[f"{cache}_blocks"] = blocks
     return out
+
+
+def limits() -> dict[str, int]:
+    """The limits in force in this process, by name (bytes, and blocks)."""
+    return _by_limit_name(_core.limits)
 
 
 def default_limits() -> dict[str, int]:
     """The limits that hold when neither the environment nor a call sets them."""
-    out: dict[str, int] = {}
-    for cache, core_name in _CACHES.items():
-        blocks, size = _core.default_limits(core_name)
-        out[f"{cache}_bytes"] = size
-        out[f"{cache}_blocks"] = blocks
-    return out
+    return _by_limit_name(_core.default_limits)
 
 
 def set_limits(
