@@ -50,6 +50,15 @@ ROOT_VALUE_FIELD = "value"
 DEFAULT_BLOCK_SIZE = 8 << 20
 
 
+def _decoded_schema(schema: SchemaLike) -> tuple[pa.Schema, bool]:
+    """The schema of the decoded batches, and whether ``schema`` is a whole-document ARRAY or
+    MAP (then one column named :data:`ROOT_VALUE_FIELD`)."""
+    value_type = root_value_type(schema)
+    if value_type is not None:
+        return pa.schema([pa.field(ROOT_VALUE_FIELD, value_type)]), True
+    return to_arrow_schema(schema), False
+
+
 class _Session:
     """One decoder for one schema and option set.
 
@@ -58,12 +67,7 @@ class _Session:
     """
 
     def __init__(self, schema: SchemaLike, options: Mapping[str, Any] | None, time_zone: str):
-        value_type = root_value_type(schema)
-        self.root_value = value_type is not None
-        if value_type is not None:
-            self.schema = pa.schema([pa.field(ROOT_VALUE_FIELD, value_type)])
-        else:
-            self.schema = to_arrow_schema(schema)
+        self.schema, self.root_value = _decoded_schema(schema)
         self.struct_type = pa.struct(list(self.schema))
         normalized = normalize(options, self.schema, default_time_zone=time_zone)
         if self.root_value:
@@ -264,11 +268,7 @@ def read_ndjson(
 
     >>> read_ndjson("bids.json", "auction BIGINT, price BIGINT")  # doctest: +SKIP
     """
-    value_type = root_value_type(schema)
-    if value_type is not None:
-        arrow_schema = pa.schema([pa.field(ROOT_VALUE_FIELD, value_type)])
-    else:
-        arrow_schema = schema = to_arrow_schema(schema)
+    arrow_schema, _ = _decoded_schema(schema)
     batches = list(
         iter_ndjson(path, schema, options=options, time_zone=time_zone, block_size=block_size)
     )
