@@ -13,6 +13,7 @@ spec fails at the call, before any task runs.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -265,7 +266,7 @@ def window_agg(
         aggs = [aggs]
     by_list = [by] if isinstance(by, str) else list(by or [])
     resolve = _resolver(df, case_sensitive)
-    spec = WindowSpec(spec.kind, resolve(spec.time_col), spec.size, spec.slide, spec.offset)
+    spec = dataclasses.replace(spec, time_col=resolve(spec.time_col))
     by_list = [resolve(name) for name in by_list]
     aggs = [
         a if not isinstance(a, AggSpec) or a.col is None else AggSpec(a.fn, resolve(a.col), a.name)
@@ -379,7 +380,7 @@ def _cast_time_column(df: DataFrame, spec: WindowSpec) -> tuple[DataFrame, Windo
     while cast_name in df.columns:
         cast_name = "_" + cast_name
     cast = df.withColumn(cast_name, F.col(_quote(name)).cast(T.TimestampType()))
-    return cast, WindowSpec(spec.kind, cast_name, spec.size, spec.slide, spec.offset)
+    return cast, dataclasses.replace(spec, time_col=cast_name)
 
 
 def _check_watermark(df: DataFrame, time_col: str) -> None:
