@@ -417,7 +417,7 @@ def bench_spark(
     from pyspark.sql import functions as F
 
     import sliceflow.spark as sfs
-    from sliceflow.spark._types import resolve_schema
+    from sliceflow.spark.types import resolve_schema
     from sliceflow.testing import BID_DDL, write_bids
     from sliceflow.testing.spark import local_session
 

@@ -85,7 +85,7 @@ def worker(config: dict[str, Any]) -> dict[str, Any]:
     if config.get("limits") is not None:
         memory.set_limits(**config["limits"])
     schema = pa.schema([("k", pa.int64()), ("ts", pa.timestamp("us")), ("v", pa.int64())])
-    from sliceflow._window_plan import build_plan
+    from sliceflow.window_plan import build_plan
 
     wp = build_plan(
         schema,

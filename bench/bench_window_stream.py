@@ -369,17 +369,17 @@ def profile_steps(
     """Replays what sliceflow's Python workers do for ``q`` on the first ``n`` files of
     ``folder``, in this process (one thread): per micro-batch, the packing step on Arrow
     batches of ``arrow_batch`` rows, then per bucket what ``WindowBucketProcessor`` does (unpack
-    the IPC messages, load the state, ``sliceflow._window_stream.advance``, save the state, the
+    the IPC messages, load the state, ``sliceflow.window_state.advance``, save the state, the
     fired windows to pandas), each piece timed and summed over the buckets. Keys go to buckets
     by ``auction % buckets`` (Spark uses a hash; the spread is as even). Watermarks as Spark's:
     0, then the largest time of the earlier micro-batches minus the delay. Returns seconds per
     micro-batch for every piece of ``STEP_PIECES`` (the first micro-batch included), or None
     and why not (these are sliceflow internals: a version without them is skipped)."""
     try:
-        from sliceflow._window_plan import build_plan
-        from sliceflow._window_stream import BucketState, _fold, advance, read_table, write_table
-        from sliceflow.spark._bucket_labels import bucket_labels
-        from sliceflow.spark.window_stream import _to_pandas, pack_rows
+        from sliceflow.spark.bucket_labels import bucket_labels
+        from sliceflow.spark.window_streaming import _to_pandas, pack_rows
+        from sliceflow.window_plan import build_plan
+        from sliceflow.window_state import BucketState, _fold, advance, read_table, write_table
     except ImportError as e:
         return None, f"sliceflow internals not found ({e})"
     schema = pa.schema(

@@ -116,7 +116,7 @@ struct Ref {
 };
 
 // Streaming: the rows go in micro-batches (a row whose byte 4 has its top bit set ends one),
-// each run as one step of a bucket (sliceflow._window_stream): the local phase leaves rows out
+// each run as one step of a bucket (sliceflow.window_state): the local phase leaves rows out
 // of windows ending by the previous watermark, the sweep merges the carried partial rows
 // (input 0) with the new ones (input 1), fires the windows ending in (previous, current
 // watermark] and names the rows to carry. A last step with a far watermark fires the rest.

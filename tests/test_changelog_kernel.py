@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 
 from sliceflow import changelog as C
 from sliceflow import window as W
-from sliceflow._changelog_plan import build_plan
+from sliceflow.changelog_plan import build_plan
 from sliceflow.testing.changelog_reference import changelog_reference, materialize
 
 SETTINGS = settings(

@@ -15,8 +15,8 @@ import pytest
 
 from sliceflow import _core
 from sliceflow import window as W
-from sliceflow._duration import format_duration, parse_duration
-from sliceflow._window_plan import build_plan, result_type
+from sliceflow.durations import format_duration, parse_duration
+from sliceflow.window_plan import build_plan, result_type
 
 US = 1
 MS = 1000

@@ -1,5 +1,5 @@
 // What a changelog aggregation computes: the key columns, the op column and the aggregates
-// (docs/changelog-kernel.md). Built from the dict that sliceflow._changelog_plan produces.
+// (docs/changelog-kernel.md). Built from the dict that sliceflow.changelog_plan produces.
 #pragma once
 
 #include <cstdint>

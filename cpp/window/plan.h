@@ -1,5 +1,5 @@
 // What a window aggregation computes: the window, the key columns and the aggregates.
-// Built from the dict that sliceflow._window_plan produces (docs/window-kernel.md).
+// Built from the dict that sliceflow.window_plan produces (docs/window-kernel.md).
 #pragma once
 
 #include <cstdint>

@@ -22,8 +22,8 @@ from typing import Any
 
 import pyarrow as pa
 
-from sliceflow._capsules import buffer_sizes, import_struct, with_user_columns
-from sliceflow._changelog_plan import DEFAULT_BUNDLE_ROWS, ChangelogPlan, build_plan
+from sliceflow.arrow_c_data import buffer_sizes, import_struct, with_user_columns
+from sliceflow.changelog_plan import DEFAULT_BUNDLE_ROWS, ChangelogPlan, build_plan
 from sliceflow.window import AggSpec, _add_stats, conform
 
 __all__ = ["DEFAULT_BUNDLE_ROWS", "aggregate"]

@@ -23,10 +23,10 @@ from typing import Any, BinaryIO
 
 import pyarrow as pa
 
-from sliceflow._capsules import buffer_sizes, import_struct
 from sliceflow._core import json as _core
-from sliceflow._options import OptionError, normalize
-from sliceflow._schema import SchemaError, SchemaLike, root_value_type, to_arrow_schema
+from sliceflow.arrow_c_data import buffer_sizes, import_struct
+from sliceflow.json_options import OptionError, normalize
+from sliceflow.schemas import SchemaError, SchemaLike, root_value_type, to_arrow_schema
 
 MalformedRecordError = _core.MalformedRecordError
 

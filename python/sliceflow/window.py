@@ -35,8 +35,8 @@ from typing import Any, Literal
 
 import pyarrow as pa
 
-from sliceflow._capsules import buffer_sizes, import_struct, with_user_columns
-from sliceflow._duration import DurationLike, format_duration, parse_duration
+from sliceflow.arrow_c_data import buffer_sizes, import_struct, with_user_columns
+from sliceflow.durations import DurationLike, format_duration, parse_duration
 
 __all__ = [
     "AggSpec",
@@ -503,7 +503,7 @@ def aggregate(
         >>> out.select(["k", "sum(v)"]).to_pylist()
         [{'k': 'a', 'sum(v)': 3}, {'k': 'b', 'sum(v)': 3}]
     """
-    from sliceflow._window_plan import build_plan
+    from sliceflow.window_plan import build_plan
 
     schema, batches = _schema_and_batches(data)
     one_bundle = bundle_rows is None

@@ -26,18 +26,18 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-from sliceflow._changelog_plan import (
+from sliceflow.changelog import GlobalPhase, encode
+from sliceflow.changelog_plan import (
     DEFAULT_BUCKETS,
     DEFAULT_BUNDLE_ROWS,
     ChangelogPlan,
     build_plan,
 )
-from sliceflow.changelog import GlobalPhase, encode
-from sliceflow.spark._bucket_labels import bucket_labels, check_buckets
-from sliceflow.spark._bucket_state import PACKED_SCHEMA, BucketProcessor, pack_by_bucket
-from sliceflow.spark._memory_conf import apply_in_worker, from_session
-from sliceflow.spark._state_store import buckets_from_conf, check_state_store
-from sliceflow.spark._types import session_time_zone
+from sliceflow.spark.bucket_labels import bucket_labels, check_buckets
+from sliceflow.spark.bucket_state import PACKED_SCHEMA, BucketProcessor, pack_by_bucket
+from sliceflow.spark.memory_conf import apply_in_worker, from_session
+from sliceflow.spark.state_store import buckets_from_conf, check_state_store
+from sliceflow.spark.types import session_time_zone
 from sliceflow.spark.window_agg import (
     WindowMetrics,
     _input_schema,

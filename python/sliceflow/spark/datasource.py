@@ -18,9 +18,9 @@ from pyspark.sql import SparkSession
 from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 from pyspark.sql.types import StructType
 
-from sliceflow._options import normalize
-from sliceflow.spark._memory_conf import apply_in_worker, from_session
-from sliceflow.spark._types import resolve_schema, session_time_zone
+from sliceflow.json_options import normalize
+from sliceflow.spark.memory_conf import apply_in_worker, from_session
+from sliceflow.spark.types import resolve_schema, session_time_zone
 
 #: Split size when the session does not set spark.sql.files.maxPartitionBytes.
 DEFAULT_SPLIT_BYTES = 128 << 20

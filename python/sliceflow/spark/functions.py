@@ -10,10 +10,10 @@ from pyspark.sql import Column, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-from sliceflow._schema import SchemaLike, from_spark_type, root_value_type
 from sliceflow.json import _Session
-from sliceflow.spark._memory_conf import apply_in_worker, from_session
-from sliceflow.spark._types import resolve_schema, session_time_zone, spark_type
+from sliceflow.schemas import SchemaLike, from_spark_type, root_value_type
+from sliceflow.spark.memory_conf import apply_in_worker, from_session
+from sliceflow.spark.types import resolve_schema, session_time_zone, spark_type
 
 
 def from_json(

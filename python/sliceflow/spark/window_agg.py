@@ -23,12 +23,11 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-from sliceflow._incremental import keep_changed
-from sliceflow._window_plan import build_plan
-from sliceflow.spark._bucket_labels import check_buckets
-from sliceflow.spark._memory_conf import apply_in_worker, from_session
-from sliceflow.spark._state_store import buckets_from_conf, check_state_store
-from sliceflow.spark._types import session_time_zone, spark_type
+from sliceflow.incremental import keep_changed
+from sliceflow.spark.bucket_labels import check_buckets
+from sliceflow.spark.memory_conf import apply_in_worker, from_session
+from sliceflow.spark.state_store import buckets_from_conf, check_state_store
+from sliceflow.spark.types import session_time_zone, spark_type
 from sliceflow.window import (
     DEFAULT_BUNDLE_BYTES,
     DEFAULT_BUNDLE_ROWS,
@@ -39,6 +38,7 @@ from sliceflow.window import (
     _local_phase,
     conform,
 )
+from sliceflow.window_plan import build_plan
 
 __all__ = ["WindowMetrics", "window_agg"]
 
@@ -290,14 +290,14 @@ def window_agg(
     accumulator = metrics._accumulator if metrics is not None else None
     memory_limits = from_session(spark)
     if df.isStreaming:
-        from sliceflow.spark import window_stream
+        from sliceflow.spark import window_streaming
 
         _check_watermark(df, spec.time_col)
         check_state_store(conf, "window_agg")
         if buckets is None:
             buckets = _default_window_buckets(spark)
         check_buckets(buckets)
-        return window_stream.streaming(
+        return window_streaming.streaming(
             df,
             wp,
             by_list,
@@ -393,7 +393,7 @@ def _check_watermark(df: DataFrame, time_col: str) -> None:
 
 
 def _default_window_buckets(spark: SparkSession) -> int:
-    from sliceflow.spark.window_stream import BUCKETS_CONF, DEFAULT_BUCKETS
+    from sliceflow.spark.window_streaming import BUCKETS_CONF, DEFAULT_BUCKETS
 
     buckets = buckets_from_conf(spark.conf, BUCKETS_CONF)
     if buckets is not None:

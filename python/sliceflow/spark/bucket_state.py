@@ -20,9 +20,9 @@ import pyarrow as pa
 from pyspark.sql import types as T
 from pyspark.sql.streaming.stateful_processor import StatefulProcessor, StatefulProcessorHandle
 
-from sliceflow._changelog_plan import ChangelogPlan
 from sliceflow.changelog import GlobalPhase
-from sliceflow.spark._memory_conf import apply_in_worker
+from sliceflow.changelog_plan import ChangelogPlan
+from sliceflow.spark.memory_conf import apply_in_worker
 
 __all__ = [
     "PACKED_SCHEMA",
@@ -74,7 +74,7 @@ def _payloads_by_bucket(
 
 def pack_by_bucket(buckets: np.ndarray, rows: pa.RecordBatch, labels: np.ndarray) -> pa.RecordBatch:
     """One row per bucket of ``rows`` (row i is in bucket ``buckets[i]``), as PACKED_SCHEMA: the
-    bucket's label (``labels[bucket]``, see ``_bucket_labels``) and its rows (in their order)
+    bucket's label (``labels[bucket]``, see ``bucket_labels``) and its rows (in their order)
     as an IPC message. Both streaming operators ship their rows to the state this way."""
     ids, payloads = _payloads_by_bucket(buckets, rows)
     return pa.RecordBatch.from_arrays(

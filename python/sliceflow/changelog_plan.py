@@ -25,7 +25,8 @@ from typing import Any
 
 import pyarrow as pa
 
-from sliceflow._window_plan import (
+from sliceflow.window import AggSpec
+from sliceflow.window_plan import (
     _carried,
     _check_key_type,
     _column,
@@ -36,7 +37,6 @@ from sliceflow._window_plan import (
     result_type,
     spark_type_name,
 )
-from sliceflow.window import AggSpec
 
 __all__ = [
     "DEFAULT_BUCKETS",

@@ -12,7 +12,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from sliceflow._window_plan import WindowPlan
+from sliceflow.window_plan import WindowPlan
 
 __all__ = ["keep_changed"]
 

@@ -5,7 +5,7 @@ watermark.
 
     stream.select(__bucket = pmod(hash(keys), buckets), keys, time, args)
       ─ mapInArrow: the rows of each bucket as one Arrow IPC message (+ an empty one per bucket),
-                    under the bucket's label (_bucket_labels: spread evenly over the partitions)
+                    under the bucket's label (bucket_labels: spread evenly over the partitions)
       ─ groupBy(__bucket).transformWithStateInPandas(WindowBucketProcessor, EventTime)
           per bucket and micro-batch: load the carried partial rows, fold the new rows into
           (key, slice) partials (late rows left out), merge, fire the windows whose end the
@@ -36,13 +36,13 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 from pyspark.sql.streaming.stateful_processor import StatefulProcessor, StatefulProcessorHandle
 
-from sliceflow._window_plan import WindowPlan
-from sliceflow._window_stream import BucketState, advance, read_table, write_table
-from sliceflow.spark._bucket_labels import bucket_labels
-from sliceflow.spark._bucket_state import PACKED_SCHEMA, pack_by_bucket, unpack
-from sliceflow.spark._memory_conf import apply_in_worker
+from sliceflow.spark.bucket_labels import bucket_labels
+from sliceflow.spark.bucket_state import PACKED_SCHEMA, pack_by_bucket, unpack
+from sliceflow.spark.memory_conf import apply_in_worker
 from sliceflow.spark.window_agg import _quote, _spark_struct
 from sliceflow.window import conform
+from sliceflow.window_plan import WindowPlan
+from sliceflow.window_state import BucketState, advance, read_table, write_table
 
 __all__ = [
     "BUCKETS_CONF",
@@ -91,7 +91,7 @@ def pack_rows(
     batches: Iterator[pa.RecordBatch], labels: np.ndarray, schema: pa.Schema
 ) -> Iterator[pa.RecordBatch]:
     """Input batches (``__bucket``, then ``schema``'s columns) → one row per bucket and batch
-    with the bucket's label (``labels[bucket]``, see ``_bucket_labels``) and its rows (as
+    with the bucket's label (``labels[bucket]``, see ``bucket_labels``) and its rows (as
     ``schema``) as an IPC message; at the end, an empty message for every bucket, so that every
     bucket runs in every micro-batch that has data."""
     for batch in batches:

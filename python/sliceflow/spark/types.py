@@ -8,7 +8,7 @@ import pyarrow as pa
 from pyspark.sql import SparkSession
 from pyspark.sql import types as T
 
-from sliceflow._schema import SchemaLike, to_arrow_schema
+from sliceflow.schemas import SchemaLike, to_arrow_schema
 
 
 def spark_type(dtype: pa.DataType) -> T.DataType:

@@ -11,7 +11,7 @@ and returns the windows that fired and the new state:
 3. the partial rows that a window ending after the new watermark still needs are carried: a
    slice leaves the state once the watermark passes the end of its last window.
 
-``sliceflow.spark.window_stream`` runs this once per bucket and micro-batch under
+``sliceflow.spark.window_streaming`` runs this once per bucket and micro-batch under
 transformWithStateInPandas; tests run it directly against the brute-force model.
 """
 
@@ -22,10 +22,10 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 
-from sliceflow._capsules import buffer_sizes, import_struct, with_user_columns
-from sliceflow._incremental import keep_changed
-from sliceflow._window_plan import WindowPlan
+from sliceflow.arrow_c_data import buffer_sizes, import_struct, with_user_columns
+from sliceflow.incremental import keep_changed
 from sliceflow.window import _add_stats, _import_batch, _kernel
+from sliceflow.window_plan import WindowPlan
 
 __all__ = ["BucketState", "advance", "read_table", "write_table"]
 
