@@ -73,6 +73,7 @@ export PYSPARK_DRIVER_PYTHON="$PWD/.venv/bin/python"
 
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
+bash scripts/stubs.sh --check
 bash scripts/sanitize.sh
 # The package source lives in python/, so the tests import the installed build.
 .venv/bin/python -m pytest tests "$@"
