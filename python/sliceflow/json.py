@@ -2,9 +2,13 @@
 
 >>> import pyarrow as pa
 >>> from sliceflow import json as sj
->>> batch = sj.decode(pa.array(['{"auction": 7, "price": 120}', '{"auction": "x"}', None]),
-...                   "auction BIGINT, price BIGINT")
->>> batch.to_pylist()
+>>> docs = pa.array(['{"auction": 7, "price": 120}', '{"auction": "x"}', None])
+>>> for row in sj.decode(docs, "auction BIGINT, price BIGINT").to_pylist():
+...     print(row)
+{'auction': 7, 'price': 120}
+{'auction': None, 'price': None}
+{'auction': None, 'price': None}
+>>> sj.decode_to_struct(docs, "auction BIGINT, price BIGINT").to_pylist()
 [{'auction': 7, 'price': 120}, {'auction': None, 'price': None}, None]
 
 Types follow Spark SQL: BIGINT -> int64, DECIMAL(p,s) -> decimal128, TIMESTAMP -> timestamp[us,

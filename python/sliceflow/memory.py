@@ -28,10 +28,13 @@ The limits, each with its environment variable and Spark conf:
   ``spark.sliceflow.memory.hugePageCacheBlocks``
 
 >>> import sliceflow.memory
->>> sliceflow.memory.set_limits(buffer_cache_bytes="16m")  # doctest: +SKIP
->>> sliceflow.memory.cached_bytes()  # doctest: +SKIP
+>>> before = sliceflow.memory.limits()
+>>> sliceflow.memory.set_limits(buffer_cache_bytes="16m")["buffer_cache_bytes"]
+16777216
+>>> freed = sliceflow.memory.release()  # what the caches held: depends on what ran before
+>>> sliceflow.memory.cached_bytes()
 {'buffer_cache': 0, 'huge_page_cache': 0}
->>> sliceflow.memory.release()  # doctest: +SKIP
+>>> _ = sliceflow.memory.set_limits(**before)
 
 docs/memory.md accounts for all the memory a Python worker holds, cache and otherwise.
 """

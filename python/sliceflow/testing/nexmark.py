@@ -28,7 +28,7 @@ def bid_lines(
     """Yields ``n`` bid documents, one JSON object per string, in event-time order.
 
     >>> next(bid_lines(1))[:30]
-    '{"auction":1000,"bidder":10089'
+    '{"auction":1654,"bidder":24592'
     """
     rng = random.Random(seed)
     step = timedelta(microseconds=1_000_000 // events_per_second)
