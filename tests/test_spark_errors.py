@@ -23,14 +23,14 @@ from decimal import Decimal
 
 import pyarrow as pa
 import pytest
+from pyspark.sql import functions as F
 from test_spark_window import spark_conf
 
-pytestmark = pytest.mark.spark
+from sliceflow import changelog
+from sliceflow import window as W
+from sliceflow.spark import changelog_agg, window_agg
 
-W = pytest.importorskip("sliceflow.window")
-F = pytest.importorskip("pyspark.sql.functions")
-from sliceflow import changelog  # noqa: E402
-from sliceflow.spark import changelog_agg, window_agg  # noqa: E402
+pytestmark = pytest.mark.spark
 
 SPARK_TEXT = re.compile(r"\[ARITHMETIC_OVERFLOW\][^\n]*SQLSTATE: 22003")
 

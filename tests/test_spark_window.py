@@ -20,7 +20,10 @@ import pyarrow as pa
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from pyspark.sql import functions as F
 
+from sliceflow import window as W
+from sliceflow.spark import window_agg
 from sliceflow.testing.window_reference import (
     RefAgg,
     RefWindow,
@@ -29,10 +32,6 @@ from sliceflow.testing.window_reference import (
 )
 
 pytestmark = pytest.mark.spark
-
-W = pytest.importorskip("sliceflow.window")
-window_agg = pytest.importorskip("sliceflow.spark.window_agg").window_agg
-F = pytest.importorskip("pyspark.sql.functions")
 
 S = 1_000_000  # µs per second
 TS = pa.timestamp("us")

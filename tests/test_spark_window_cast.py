@@ -20,14 +20,14 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
+from pyspark.sql import functions as F
 from test_spark_window import spark_conf, to_arrow
 
-pytestmark = pytest.mark.spark
+from sliceflow import window as W
+from sliceflow.spark import window_agg
+from sliceflow.testing.window_reference import assert_tables_equal
 
-W = pytest.importorskip("sliceflow.window")
-window_agg = pytest.importorskip("sliceflow.spark.window_agg").window_agg
-F = pytest.importorskip("pyspark.sql.functions")
-from sliceflow.testing.window_reference import assert_tables_equal  # noqa: E402
+pytestmark = pytest.mark.spark
 
 STRINGS = [
     ("2026-01-01 10:00:30", "a", 1),

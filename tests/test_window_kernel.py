@@ -20,6 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from sliceflow import window as W
 from sliceflow.testing.window_reference import (
     RefAgg,
     RefWindow,
@@ -28,8 +29,6 @@ from sliceflow.testing.window_reference import (
     result_type,
     window_order_ok,
 )
-
-W = pytest.importorskip("sliceflow.window")
 
 SETTINGS = settings(
     max_examples=150,
