@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The whole test suite: set-up, lint, C++ fuzz run and sanitizer build, then pytest
-# (unit, differential against Spark, local[*] and local-cluster Spark, microbenchmarks).
+# The whole test suite: set-up (with .flink-venv), lint, the _core stubs' check, C++ fuzz run
+# and sanitizer build, then pytest (unit, doctests, differential against Spark and Apache
+# Flink, local[*] and local-cluster Spark, microbenchmarks).
 #
 #   bash scripts/test.sh                 # everything, on .venv (the newest releases)
 #   bash scripts/test.sh --min-versions  # the entry points on the lowest declared versions
@@ -68,6 +69,9 @@ if [ "${1:-}" = --entry-points ]; then
 fi
 
 bash scripts/setup.sh
+# Apache Flink for tests/test_changelog_flink.py (the `flink` marker), so the changelog model is
+# compared with Flink on every run (first run: a few minutes; then under a second).
+bash scripts/flink_venv.sh
 export PYSPARK_PYTHON="$PWD/.venv/bin/python"
 export PYSPARK_DRIVER_PYTHON="$PWD/.venv/bin/python"
 
