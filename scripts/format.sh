@@ -12,14 +12,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-check=0
-case "${1:-}" in
-  "") ;;
-  --check) check=1 ;;
-  *) echo "usage: bash scripts/format.sh [--check]" >&2; exit 2 ;;
-esac
-ruff=.venv/bin/ruff
-[ -x "$ruff" ] || ruff=ruff
+. scripts/check_mode.sh
+check_mode "$@"
+ruff_in .venv/bin/python
 clang_format=${CLANG_FORMAT:-clang-format}
 if ! command -v "$clang_format" >/dev/null 2>&1; then
   echo "format: $clang_format not found; install it with \`sudo apt-get install clang-format\`" \

@@ -16,16 +16,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-check=0
-case "${1:-}" in
-  "") ;;
-  --check) check=1 ;;
-  *) echo "usage: bash scripts/stubs.sh [--check]" >&2; exit 2 ;;
-esac
+. scripts/check_mode.sh
+check_mode "$@"
 
 py=${PYTHON:-.venv/bin/python}
-ruff=$(dirname "$py")/ruff
-[ -x "$ruff" ] || ruff=ruff
+ruff_in "$py"
 dest=python/sliceflow/_core
 if ! "$py" -c 'import pybind11_stubgen' 2>/dev/null; then
   echo "stubs: pybind11-stubgen is missing from $py; install it with" \
