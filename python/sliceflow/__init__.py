@@ -16,4 +16,4 @@ Modules:
 from sliceflow.json import MalformedRecordError, decode, iter_ndjson, read_ndjson
 
 __all__ = ["MalformedRecordError", "decode", "iter_ndjson", "read_ndjson", "__version__"]
-__version__ = "0.1.0"
+__version__ = "0.1.0"  # the one source of the version: pyproject.toml reads it at build time
