@@ -77,15 +77,14 @@ def worker(config: dict[str, Any]) -> dict[str, Any]:
 
     import sliceflow.memory as memory
     from sliceflow import window as W
-    from sliceflow.json import _Session, decode, iter_ndjson
+    from sliceflow.json import DecodeSession, decode, iter_ndjson
     from sliceflow.testing import BID_DDL, bid_lines
-    from sliceflow.window import DEFAULT_BUNDLE_BYTES, DEFAULT_BUNDLE_ROWS, _global_phase
-    from sliceflow.window import _local_phase as local_phase
+    from sliceflow.window_phases import global_phase, local_phase
 
     if config.get("limits") is not None:
         memory.set_limits(**config["limits"])
     schema = pa.schema([("k", pa.int64()), ("ts", pa.timestamp("us")), ("v", pa.int64())])
-    from sliceflow.window_plan import build_plan
+    from sliceflow.window_plan import DEFAULT_BUNDLE_BYTES, DEFAULT_BUNDLE_ROWS, build_plan
 
     wp = build_plan(
         schema,
@@ -122,7 +121,7 @@ def worker(config: dict[str, Any]) -> dict[str, Any]:
     def from_json() -> None:
         # One decoder per task, one call per Arrow batch, as sliceflow.spark.from_json does.
         for task in range(config["tasks"]):
-            session = _Session(BID_DDL, {}, "UTC")
+            session = DecodeSession(BID_DDL, {}, "UTC")
             for i in range(config["batches"]):
                 session.feed(batches[(task + i) % len(batches)])
                 out = session.finish_struct()
@@ -162,7 +161,7 @@ def worker(config: dict[str, Any]) -> dict[str, Any]:
                 slices = (
                     partials.slice(i, BATCH_ROWS) for i in range(0, partials.num_rows, BATCH_ROWS)
                 )
-                for out in _global_phase(wp, slices):
+                for out in global_phase(wp, slices):
                     del out
             note()
 

@@ -377,9 +377,10 @@ def profile_steps(
     and why not (these are sliceflow internals: a version without them is skipped)."""
     try:
         from sliceflow.spark.bucket_labels import bucket_labels
-        from sliceflow.spark.window_streaming import _to_pandas, pack_rows
+        from sliceflow.spark.bucket_state import to_pandas
+        from sliceflow.spark.window_streaming import pack_rows
         from sliceflow.window_plan import build_plan
-        from sliceflow.window_state import BucketState, _fold, advance, read_table, write_table
+        from sliceflow.window_state import BucketState, advance, fold, read_table, write_table
     except ImportError as e:
         return None, f"sliceflow internals not found ({e})"
     schema = pa.schema(
@@ -415,14 +416,14 @@ def profile_steps(
             )
             t2 = time.perf_counter()
             floor = (state.watermark_ms if state else watermark_ms) * 1000
-            _fold(wp, batches, floor, {})
+            fold(wp, batches, floor, {})
             t3 = time.perf_counter()
             out, state = advance(wp, "all", state, watermark_ms, batches, {})
             t4 = time.perf_counter()
             states[b], marks[b] = write_table(state.partials), state.watermark_ms
             t5 = time.perf_counter()
             if out.num_rows:
-                _to_pandas(out)
+                to_pandas(out)
             t6 = time.perf_counter()
             spent["unpack"] += t1 - t0
             spent["load"] += t2 - t1
@@ -454,9 +455,9 @@ def bench(args) -> tuple[str, dict[str, Any]]:
     )
     load = streaming.LoadSampler()
     settings = streaming.session_settings(spark)
-    from sliceflow.spark.window_agg import _default_window_buckets
+    from sliceflow.spark.window_agg import default_buckets
 
-    settings["buckets"] = args.buckets or _default_window_buckets(spark)
+    settings["buckets"] = args.buckets or default_buckets(spark)
     settings["load_at_start"] = load_at_start
     delay_us = args.delay_ms * 1000
     all_queries = list(dict.fromkeys(args.queries + args.many_queries))

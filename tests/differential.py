@@ -19,7 +19,7 @@ from sliceflow import json as sj
 
 
 def docs_array(docs: Sequence[spark_reference.Doc]) -> pa.Array:
-    return pa.array([spark_reference._to_bytes(d) for d in docs], pa.binary())
+    return pa.array([spark_reference.to_bytes(d) for d in docs], pa.binary())
 
 
 def sliceflow_table(docs: Sequence[spark_reference.Doc], ddl: str, options: dict) -> pa.Table:

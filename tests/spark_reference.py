@@ -74,7 +74,7 @@ def make_spark(
     return local_session(master, app, settings)
 
 
-def _to_bytes(d: Doc) -> bytes | None:
+def to_bytes(d: Doc) -> bytes | None:
     if d is None:
         return None
     if isinstance(d, (bytes, bytearray, memoryview)):
@@ -88,7 +88,7 @@ def docs_to_arrow(docs: Sequence[Doc]) -> pa.Table:
     return pa.table(
         {
             ROW_COL: pa.array(range(len(docs)), pa.int64()),
-            "raw": pa.array([_to_bytes(d) for d in docs], pa.binary()),
+            "raw": pa.array([to_bytes(d) for d in docs], pa.binary()),
         }
     )
 
@@ -135,7 +135,7 @@ def cached_spark_from_json(
     h = hashlib.sha256()
     h.update(json.dumps([ddl, sorted((options or {}).items()), pyspark.__version__]).encode())
     for d in docs:
-        b = _to_bytes(d)
+        b = to_bytes(d)
         h.update(b"N" if b is None else b"D%d:" % len(b) + b)
     path = os.path.join(cache_dir, h.hexdigest()[:32] + ".arrow")
     if os.path.exists(path):
@@ -402,7 +402,7 @@ def _bench(n: int, seed: int, master: str) -> None:
     docs = jc.corpus(n, seed)
     print(
         f"corpus({n}, {seed}): {time.time() - t0:.1f}s, "
-        f"{sum(len(_to_bytes(d) or b'') for d in docs) / 1e6:.1f} MB"
+        f"{sum(len(to_bytes(d) or b'') for d in docs) / 1e6:.1f} MB"
     )
     t0 = time.time()
     spark = make_spark(master)

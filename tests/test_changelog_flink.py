@@ -42,7 +42,7 @@ from sliceflow import window as W
 from sliceflow.testing.changelog_reference import (
     RETRACT_OPS,
     ChangelogModel,
-    _KeyState,
+    KeyState,
     changelog_reference,
     same_value,
 )
@@ -230,7 +230,7 @@ class FlinkMiniBatchModel(ChangelogModel):
                     items.pop(0)
                 if not items:
                     continue
-                st = _KeyState(items[0][0], 0, [self._new_acc(a) for a in self.aggs])
+                st = KeyState(items[0][0], 0, [self._new_acc(a) for a in self.aggs])
             for _, op, row in items:
                 retract = op in RETRACT_OPS
                 for a, acc in zip(self.aggs, st.accs, strict=True):

@@ -12,7 +12,7 @@ import pytest
 
 import sliceflow.memory as memory
 from sliceflow import window as W
-from sliceflow.json import _Session, decode
+from sliceflow.json import DecodeSession, decode
 from sliceflow.testing import BID_DDL, bid_lines
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -84,7 +84,7 @@ def _decode_batches(n: int, rows: int = 10_000) -> None:
 def _window_run(tasks: int) -> None:
     import numpy as np
 
-    from sliceflow.window import _local_phase
+    from sliceflow.window_phases import local_phase
     from sliceflow.window_plan import build_plan
 
     schema = pa.schema([("k", pa.int64()), ("ts", pa.timestamp("us")), ("v", pa.int64())])
@@ -109,7 +109,7 @@ def _window_run(tasks: int) -> None:
             )
             for _ in range(12)
         )
-        for out in _local_phase(wp, batches):
+        for out in local_phase(wp, batches):
             del out
 
 
@@ -147,7 +147,7 @@ def test_caches_hold_no_more_than_small_limits_over_a_long_run():
 
 def test_limit_zero_keeps_nothing():
     memory.set_limits(buffer_cache_bytes=0, huge_page_cache_blocks=0)
-    session = _Session(BID_DDL, {}, "UTC")
+    session = DecodeSession(BID_DDL, {}, "UTC")
     lines = pa.array(list(bid_lines(20_000)))
     for _ in range(3):
         session.feed(lines)

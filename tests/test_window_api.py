@@ -488,18 +488,18 @@ def test_result_types_are_sparks(spark) -> None:
     """Spark's own result types for the aggregates, through Arrow."""
     from pyspark.sql import functions as F
 
-    from sliceflow.spark.window_agg import _arrow_type
+    from sliceflow.spark_types import arrow_type
 
     df = spark.createDataFrame(
         [(1, 1, 1, 1, 1.0, 1.0, decimal.Decimal("1.00"), decimal.Decimal("1.000"))],
         "a tinyint, b smallint, c int, d bigint, e float, f double, g decimal(10,2), "
         "h decimal(36,3)",
     )
-    arrow = {f.name: _arrow_type(f.dataType, "UTC", False) for f in df.schema.fields}
+    arrow = {f.name: arrow_type(f.dataType, "UTC", False) for f in df.schema.fields}
     for fn, spark_fn in (("sum", F.sum), ("avg", F.avg)):
         got = df.agg(*[spark_fn(c) for c in df.columns]).schema
         for column, field in zip(df.columns, got.fields, strict=True):
-            assert result_type(fn, arrow[column]) == _arrow_type(field.dataType, "UTC", False), (
+            assert result_type(fn, arrow[column]) == arrow_type(field.dataType, "UTC", False), (
                 fn,
                 column,
             )
@@ -723,7 +723,7 @@ def test_streaming_window_agg_needs_a_watermark_and_rocksdb(spark) -> None:
 def test_spark_arrow_types(spark) -> None:
     from pyspark.sql import types as T
 
-    from sliceflow.spark.window_agg import _arrow_type, _spark_struct
+    from sliceflow.spark_types import arrow_type, spark_struct
 
     cases = [
         (T.BooleanType(), pa.bool_()),
@@ -741,13 +741,13 @@ def test_spark_arrow_types(spark) -> None:
         (T.TimestampNTZType(), pa.timestamp("us")),
         (T.ArrayType(T.LongType()), pa.list_(pa.int64())),
     ]
-    for spark_type, arrow_type in cases:
-        assert _arrow_type(spark_type, "Asia/Tokyo", False) == arrow_type
-    assert _arrow_type(T.StringType(), "UTC", True) == pa.large_string()
+    for spark_type, expected in cases:
+        assert arrow_type(spark_type, "Asia/Tokyo", False) == expected
+    assert arrow_type(T.StringType(), "UTC", True) == pa.large_string()
     with pytest.raises(ValueError, match="does not support columns of type interval"):
-        _arrow_type(T.DayTimeIntervalType(), "UTC", False)
+        arrow_type(T.DayTimeIntervalType(), "UTC", False)
     wp = build_plan(SCHEMA, W.tumble("ts", "1 minute"), ["auction"], [W.count_distinct("qty")])
-    partial = _spark_struct(wp.partial_schema)
+    partial = spark_struct(wp.partial_schema)
     assert partial["__key"] == T.StructField("__key", T.BinaryType(), False)
     assert partial["__a0_v"].dataType == T.ArrayType(T.IntegerType(), True)
 

@@ -11,9 +11,22 @@ Modules:
 * :mod:`sliceflow.spark` -- the PySpark wiring: ``from_json`` as a drop-in Column function,
   the ``sliceflow.json`` data source (``register(spark)``) and ``window_agg``, windowed
   aggregation of a DataFrame.
+
+Errors: every exception class sliceflow defines derives from :class:`SliceflowError`
+(:mod:`sliceflow.errors`) and keeps its built-in base (``ValueError``).
 """
 
-from sliceflow.json import MalformedRecordError, decode, iter_ndjson, read_ndjson
+from sliceflow.errors import MalformedRecordError, OptionError, SchemaError, SliceflowError
+from sliceflow.json import decode, iter_ndjson, read_ndjson
 
-__all__ = ["MalformedRecordError", "decode", "iter_ndjson", "read_ndjson", "__version__"]
+__all__ = [
+    "MalformedRecordError",
+    "OptionError",
+    "SchemaError",
+    "SliceflowError",
+    "decode",
+    "iter_ndjson",
+    "read_ndjson",
+    "__version__",
+]
 __version__ = "0.1.0"  # the one source of the version: pyproject.toml reads it at build time

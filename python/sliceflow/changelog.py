@@ -22,29 +22,15 @@ from typing import Any
 
 import pyarrow as pa
 
-from sliceflow.arrow_c_data import buffer_sizes, import_struct, with_user_columns
+from sliceflow.aggregates import AggSpec
+from sliceflow.arrow_c_data import with_user_columns
 from sliceflow.changelog_plan import DEFAULT_BUNDLE_ROWS, ChangelogPlan, build_plan
-from sliceflow.window import AggSpec, _add_stats, conform
+from sliceflow.kernels import add_batch, add_stats, conform, core_module, drain
 
 __all__ = ["DEFAULT_BUNDLE_ROWS", "aggregate"]
 
 #: Output rows per batch the aggregator hands back with emit="final".
 MAX_OUTPUT_ROWS = 65536
-
-
-def _kernel() -> Any:
-    from sliceflow import _core
-
-    try:
-        return _core.changelog
-    except AttributeError:  # pragma: no cover - a build without the changelog kernel
-        raise ImportError(
-            "this build of sliceflow._core has no changelog kernel; rebuild sliceflow"
-        ) from None
-
-
-def _import_batch(struct_type: pa.DataType, capsule: Any) -> pa.RecordBatch:
-    return pa.RecordBatch.from_struct_array(import_struct(struct_type, capsule))
 
 
 def encode(
@@ -53,16 +39,14 @@ def encode(
     stats: MutableMapping[str, int] | None = None,
 ) -> Iterator[pa.RecordBatch]:
     """The local phase on one partition: input batches → delta batches."""
-    enc = _kernel().Encoder(
+    enc = core_module("changelog").Encoder(
         cp.plan, cp.encoder_schema.__arrow_c_schema__(), cp.delta_schema.__arrow_c_schema__()
     )
-    struct_type = pa.struct(list(cp.delta_schema))
     for batch in batches:
         if batch.num_rows == 0:
             continue
-        encoded = cp.encoder_batch(batch)
         try:
-            enc.add(*encoded.__arrow_c_array__(), buffer_sizes=buffer_sizes(encoded))
+            add_batch(enc, cp.encoder_batch(batch))
         except ValueError as e:
             # Only an op the kernel refused sends it back to the batch: a batch refused by
             # the input validation may not be safe to read from Python.
@@ -71,15 +55,11 @@ def encode(
                 raise located from None
             user = [cp.input_schema.field(i).name for i in cp.input_indices]
             raise with_user_columns(e, cp.encoder_schema.names, user) from e
-        capsule = enc.take()
-        if capsule is not None:
-            yield _import_batch(struct_type, capsule)
+        yield from drain(enc.take, cp.delta_schema)
     enc.finish()
-    capsule = enc.take()
-    if capsule is not None:
-        yield _import_batch(struct_type, capsule)
+    yield from drain(enc.take, cp.delta_schema)
     if stats is not None:
-        _add_stats(stats, enc.stats())
+        add_stats(stats, enc.stats())
 
 
 def _shown(value: Any) -> str:
@@ -124,20 +104,16 @@ class GlobalPhase:
 
     def __init__(self, cp: ChangelogPlan, emit: str = "changelog") -> None:
         self._cp = cp
-        self._agg = _kernel().Aggregator(
+        self._agg = core_module("changelog").Aggregator(
             cp.plan,
             cp.delta_schema.__arrow_c_schema__(),
             cp.output_schema.__arrow_c_schema__(),
             emit,
             MAX_OUTPUT_ROWS,
         )
-        self._struct = pa.struct(list(cp.output_schema))
 
     def _drain(self) -> list[pa.RecordBatch]:
-        out = []
-        while (capsule := self._agg.take()) is not None:
-            out.append(_import_batch(self._struct, capsule))
-        return out
+        return list(drain(self._agg.take, self._cp.output_schema))
 
     def load(self, blob: bytes) -> None:
         """Adds the keys of a state blob (from :meth:`dump`)."""
@@ -146,8 +122,7 @@ class GlobalPhase:
     def add(self, deltas: pa.RecordBatch) -> list[pa.RecordBatch]:
         """Applies delta rows; returns the changes of the bundles they closed."""
         if deltas.num_rows:
-            batch = conform(deltas, self._cp.delta_schema)
-            self._agg.add(*batch.__arrow_c_array__(), buffer_sizes=buffer_sizes(batch))
+            add_batch(self._agg, conform(deltas, self._cp.delta_schema))
         return self._drain()
 
     def end_bundle(self) -> list[pa.RecordBatch]:
@@ -273,5 +248,5 @@ def aggregate(
         out += phase.end_bundle()
     out += phase.finish()
     if stats is not None:
-        _add_stats(stats, phase.stats())
+        add_stats(stats, phase.stats())
     return pa.Table.from_batches(out, cp.output_schema)

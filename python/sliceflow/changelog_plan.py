@@ -25,7 +25,8 @@ from typing import Any
 
 import pyarrow as pa
 
-from sliceflow.window import AggSpec
+from sliceflow.aggregates import AggSpec
+from sliceflow.spark_types import spark_type_name
 from sliceflow.window_plan import (
     _carried,
     _check_key_type,
@@ -35,7 +36,6 @@ from sliceflow.window_plan import (
     _positive_int,
     plan_arguments,
     result_type,
-    spark_type_name,
 )
 
 __all__ = [

@@ -27,12 +27,11 @@ from typing import Any, BinaryIO
 
 import pyarrow as pa
 
-from sliceflow._core import json as _core
 from sliceflow.arrow_c_data import buffer_sizes, import_struct
-from sliceflow.json_options import OptionError, normalize
-from sliceflow.schemas import SchemaError, SchemaLike, root_value_type, to_arrow_schema
-
-MalformedRecordError = _core.MalformedRecordError
+from sliceflow.errors import MalformedRecordError, OptionError, SchemaError
+from sliceflow.json_options import normalize
+from sliceflow.kernels import core_module
+from sliceflow.schemas import SchemaLike, root_value_type, to_arrow_schema
 
 __all__ = [
     "MalformedRecordError",
@@ -63,8 +62,11 @@ def _decoded_schema(schema: SchemaLike) -> tuple[pa.Schema, bool]:
     return to_arrow_schema(schema), False
 
 
-class _Session:
-    """One decoder for one schema and option set.
+class DecodeSession:
+    """One decoder for one schema and option set: :meth:`feed` documents, then take the rows
+    decoded so far with :meth:`finish` (a RecordBatch), :meth:`finish_struct` or
+    :meth:`finish_values`; the decoder is reused for the next rows. What :func:`decode`,
+    :func:`iter_ndjson` and ``sliceflow.spark.from_json`` run on.
 
     A whole-document ARRAY or MAP schema (``root_value``) decodes into a one-field struct
     named ``value``.
@@ -77,7 +79,7 @@ class _Session:
         if self.root_value:
             normalized["root_value"] = "true"
             normalized.pop("corrupt_column_index", None)
-        self.decoder = _core.Decoder(self.schema.__arrow_c_schema__(), normalized)
+        self.decoder = core_module("json").Decoder(self.schema.__arrow_c_schema__(), normalized)
 
     def feed(self, data: DocumentsLike) -> None:
         if isinstance(data, (bytes, bytearray, memoryview)):
@@ -146,7 +148,7 @@ def decode(
         >>> decode(b'{"a": 1}\\n{"a": 2}\\n', "a INT").column(0).to_pylist()
         [1, 2]
     """
-    session = _Session(schema, options, time_zone)
+    session = DecodeSession(schema, options, time_zone)
     session.feed(data)
     return session.finish()
 
@@ -159,7 +161,7 @@ def decode_to_struct(
     time_zone: str = "UTC",
 ) -> pa.StructArray:
     """Like :func:`decode`, but returns the struct array itself (null documents: null structs)."""
-    session = _Session(schema, options, time_zone)
+    session = DecodeSession(schema, options, time_zone)
     session.feed(data)
     return session.finish_struct()
 
@@ -199,7 +201,7 @@ def iter_ndjson(
     """
     if block_size <= 0:
         raise ValueError("block_size must be positive")
-    session = _Session(schema, options, time_zone)
+    session = DecodeSession(schema, options, time_zone)
 
     def feed(view: memoryview) -> None:
         try:

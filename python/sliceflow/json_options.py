@@ -8,6 +8,8 @@ from typing import Any
 
 import pyarrow as pa
 
+from sliceflow.errors import OptionError
+
 DEFAULT_CORRUPT_COLUMN = "_corrupt_record"
 
 _log = logging.getLogger("sliceflow.json")
@@ -49,10 +51,6 @@ _UNSUPPORTED = {
 
 # The unsupported options Spark parses as booleans (a bad value is refused as Spark does).
 _PARSED_UNSUPPORTED = {"primitivesasstring", "multiline", "enabledatetimeparsingfallback"}
-
-
-class OptionError(ValueError):
-    """A JSON option value sliceflow cannot honour."""
 
 
 def _as_text(value: Any) -> str:

@@ -1,4 +1,9 @@
-"""Spark schemas (DDL strings, ``StructType``) as the pyarrow schemas sliceflow decodes into."""
+"""Spark schemas (DDL strings, ``StructType``) as the pyarrow schemas sliceflow decodes into.
+
+The type rules themselves (which Arrow type a Spark type decodes into) are
+:mod:`sliceflow.spark_types`; this module parses DDL and checks that a schema is one the JSON
+decoder can fill.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +11,9 @@ import re
 from typing import Any
 
 import pyarrow as pa
+
+from sliceflow.errors import SchemaError
+from sliceflow.spark_types import JSON_SCALAR_TYPES, json_arrow_type, spark_type
 
 SchemaLike = str | pa.Schema | Any  # Any: pyspark.sql.types.StructType
 
@@ -29,10 +37,6 @@ _SIMPLE_TYPES: dict[str, pa.DataType] = {
     "TIMESTAMP_LTZ": pa.timestamp("us", tz="UTC"),
     "TIMESTAMP_NTZ": pa.timestamp("us"),
 }
-
-
-class SchemaError(ValueError):
-    """A schema that sliceflow cannot decode JSON into."""
 
 
 class _DDLParser:
@@ -205,44 +209,10 @@ def root_value_type(schema: SchemaLike) -> pa.DataType | None:
         except ImportError:  # pragma: no cover - pyspark is an optional dependency
             return None
         if isinstance(schema, (T.ArrayType, T.MapType)):
-            dtype = from_spark_type(schema)
+            dtype = json_arrow_type(schema)
     if dtype is not None:
         _check_arrow_type(dtype, "value")
     return dtype
-
-
-def from_spark_type(dt: Any) -> pa.DataType:
-    from pyspark.sql import types as T
-
-    if isinstance(dt, T.StructType):
-        return pa.struct([pa.field(f.name, from_spark_type(f.dataType), f.nullable) for f in dt])
-    if isinstance(dt, T.ArrayType):
-        return pa.list_(from_spark_type(dt.elementType))
-    if isinstance(dt, T.MapType):
-        if not isinstance(dt.keyType, T.StringType):
-            raise SchemaError("JSON maps need STRING keys (as Spark's from_json does)")
-        return pa.map_(pa.string(), from_spark_type(dt.valueType))
-    if isinstance(dt, T.DecimalType):
-        return pa.decimal128(dt.precision, dt.scale)
-    if isinstance(dt, (T.CharType, T.VarcharType)):
-        raise SchemaError("CHAR/VARCHAR columns are not supported; use StringType")
-    simple = {
-        T.BooleanType: pa.bool_(),
-        T.ByteType: pa.int8(),
-        T.ShortType: pa.int16(),
-        T.IntegerType: pa.int32(),
-        T.LongType: pa.int64(),
-        T.FloatType: pa.float32(),
-        T.DoubleType: pa.float64(),
-        T.StringType: pa.string(),
-        T.DateType: pa.date32(),
-        T.TimestampType: pa.timestamp("us", tz="UTC"),
-        T.TimestampNTZType: pa.timestamp("us"),
-    }
-    for cls, arrow_type in simple.items():
-        if type(dt) is cls:
-            return arrow_type
-    raise SchemaError(f"unsupported Spark type {dt.simpleString()} for JSON decoding")
 
 
 def _check_arrow_type(dtype: pa.DataType, where: str) -> None:
@@ -263,17 +233,7 @@ def _check_arrow_type(dtype: pa.DataType, where: str) -> None:
     elif pa.types.is_decimal(dtype):
         if not isinstance(dtype, pa.Decimal128Type):
             raise SchemaError(f"{where}: decimals must be decimal128")
-    elif dtype not in (
-        pa.bool_(),
-        pa.int8(),
-        pa.int16(),
-        pa.int32(),
-        pa.int64(),
-        pa.float32(),
-        pa.float64(),
-        pa.string(),
-        pa.date32(),
-    ):
+    elif dtype not in JSON_SCALAR_TYPES:
         raise SchemaError(f"{where}: unsupported Arrow type {dtype} for JSON decoding")
 
 
@@ -297,7 +257,28 @@ def to_arrow_schema(schema: SchemaLike) -> pa.Schema:
             raise SchemaError(
                 f"schema must be a DDL string, a pyarrow.Schema or a StructType, not {type(schema)}"
             )
-        result = pa.schema(list(from_spark_type(schema)))
+        result = pa.schema(list(json_arrow_type(schema)))
     for field in result:
         _check_arrow_type(field.type, field.name)
     return result
+
+
+def resolve_schema(schema: SchemaLike) -> tuple[pa.Schema, Any]:
+    """The Arrow schema sliceflow decodes into and the pyspark ``StructType`` it stands for.
+
+    A DDL string is parsed by Spark itself when a session is active, so that the Spark side
+    sees exactly the type the user wrote.
+    """
+    from pyspark.sql import SparkSession
+    from pyspark.sql import types as T
+
+    if isinstance(schema, T.StructType):
+        return to_arrow_schema(schema), schema
+    if isinstance(schema, str):
+        spark = SparkSession.getActiveSession()
+        if spark is not None:
+            parsed = T._parse_datatype_string(schema)
+            if isinstance(parsed, T.StructType):
+                return to_arrow_schema(parsed), parsed
+    arrow_schema = to_arrow_schema(schema)
+    return arrow_schema, spark_type(pa.struct(list(arrow_schema)))

@@ -27,16 +27,17 @@ from typing import Any
 
 import pyarrow as pa
 
-from sliceflow.window import (
-    DEFAULT_BUNDLE_BYTES,
-    DEFAULT_BUNDLE_ROWS,
-    AggSpec,
-    WindowSpec,
-)
+from sliceflow.aggregates import AggSpec
+from sliceflow.spark_types import spark_type_name
+from sliceflow.window_spec import WindowSpec
 
 __all__ = ["WindowPlan", "build_plan", "plan_arguments", "result_type", "spark_type_name"]
 
 WINDOW_COLUMNS = ("window_start", "window_end", "window_time")
+
+#: Defaults of the local phase's bundle buffer (flush after this many rows or bytes).
+DEFAULT_BUNDLE_ROWS = 200_000
+DEFAULT_BUNDLE_BYTES = 64 << 20
 
 
 @dataclass(frozen=True)
@@ -78,38 +79,6 @@ class WindowPlan:
 
 # ---------------------------------------------------------------------------------------------
 # Types
-
-
-def spark_type_name(t: pa.DataType) -> str:
-    """The Spark SQL name of an Arrow type, for error messages (``BIGINT``, ``DECIMAL(10,2)``)."""
-    if pa.types.is_decimal(t):
-        return f"DECIMAL({t.precision},{t.scale})"
-    if pa.types.is_timestamp(t):
-        name = "TIMESTAMP" if t.tz is not None else "TIMESTAMP_NTZ"
-        return name if t.unit == "us" else f"{name} (Arrow {t})"
-    simple = {
-        pa.bool_(): "BOOLEAN",
-        pa.int8(): "TINYINT",
-        pa.int16(): "SMALLINT",
-        pa.int32(): "INT",
-        pa.int64(): "BIGINT",
-        pa.float32(): "FLOAT",
-        pa.float64(): "DOUBLE",
-        pa.string(): "STRING",
-        pa.large_string(): "STRING",
-        pa.binary(): "BINARY",
-        pa.large_binary(): "BINARY",
-        pa.date32(): "DATE",
-    }
-    if t in simple:
-        return simple[t]
-    if pa.types.is_list(t) or pa.types.is_large_list(t):
-        return f"ARRAY<{spark_type_name(t.value_type)}>"
-    if pa.types.is_map(t):
-        return f"MAP<{spark_type_name(t.key_type)}, {spark_type_name(t.item_type)}>"
-    if pa.types.is_struct(t):
-        return "STRUCT<" + ", ".join(f"{f.name}: {spark_type_name(f.type)}" for f in t) + ">"
-    return f"Arrow {t}"
 
 
 def _is_signed_int(t: pa.DataType) -> bool:

@@ -22,12 +22,13 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 
-from sliceflow.arrow_c_data import buffer_sizes, import_struct, with_user_columns
+from sliceflow.arrow_c_data import import_struct
 from sliceflow.incremental import keep_changed
-from sliceflow.window import _add_stats, _import_batch, _kernel
+from sliceflow.kernels import add_batch, add_stats, core_module, drain
+from sliceflow.window_phases import local_phase
 from sliceflow.window_plan import WindowPlan
 
-__all__ = ["BucketState", "advance", "read_table", "write_table"]
+__all__ = ["BucketState", "advance", "fold", "read_table", "write_table"]
 
 
 @dataclass
@@ -65,34 +66,15 @@ def read_table(data: bytes, schema: pa.Schema) -> pa.Table:
     return table
 
 
-def _fold(
+def fold(
     wp: WindowPlan,
     batches: Iterable[pa.RecordBatch],
     floor_us: int,
     stats: MutableMapping[str, int],
 ) -> pa.Table:
-    kernel = _kernel()
-    struct = pa.struct(list(wp.partial_schema))
-    local = kernel.LocalAggregator(
-        wp.plan, wp.local_schema.__arrow_c_schema__(), wp.partial_schema.__arrow_c_schema__()
-    )
-    local.set_late_floor(floor_us)
-    partials: list[pa.RecordBatch] = []
-    for batch in batches:
-        if not batch.num_rows:
-            continue
-        folded = wp.local_batch(batch)
-        try:
-            flushed = local.add(*folded.__arrow_c_array__(), buffer_sizes=buffer_sizes(folded))
-        except ValueError as e:
-            raise with_user_columns(e, wp.local_schema.names, wp.input_columns) from e
-        if flushed:
-            while (capsule := local.take()) is not None:
-                partials.append(_import_batch(struct, capsule))
-    capsule = local.finish()
-    if capsule is not None:
-        partials.append(_import_batch(struct, capsule))
-    _add_stats(stats, local.stats())
+    """Step 1: the rows of ``batches`` as partial rows sorted by (``__key``, ``__slice``),
+    each row left out of the windows that end by ``floor_us`` (the previous watermark)."""
+    partials = list(local_phase(wp, batches, stats, late_floor_us=floor_us))
     return pa.Table.from_batches(partials, schema=wp.partial_schema).sort_by(
         [("__key", "ascending"), ("__slice", "ascending")]
     )
@@ -115,24 +97,20 @@ def advance(
         state = BucketState(watermark_ms, wp.partial_schema.empty_table())
     watermark_ms = max(watermark_ms, state.watermark_ms)
     floor, limit = state.watermark_ms * 1000, watermark_ms * 1000
-    fresh = _fold(wp, batches, floor, counters)
+    fresh = fold(wp, batches, floor, counters)
 
-    kernel = _kernel()
-    sweep = kernel.GlobalAggregator(
+    sweep = core_module("window").GlobalAggregator(
         wp.plan, wp.partial_schema.__arrow_c_schema__(), wp.output_schema.__arrow_c_schema__()
     )
     sweep.set_bounds(floor, limit)
     for run, table in ((0, state.partials), (1, fresh)):
         for batch in table.to_batches():
             if batch.num_rows:
-                sweep.add(*batch.__arrow_c_array__(), run, buffer_sizes=buffer_sizes(batch))
+                add_batch(sweep, batch, run)
     sweep.finish()
-    struct = pa.struct(list(wp.output_schema))
-    fired = []
-    while (capsule := sweep.pull()) is not None:
-        fired.append(_import_batch(struct, capsule))
+    fired = list(drain(sweep.pull, wp.output_schema))
     carried_rows = pa.array(import_struct(pa.int64(), sweep.take_carry()))
-    _add_stats(counters, sweep.stats())
+    add_stats(counters, sweep.stats())
     partials = pa.concat_tables([state.partials, fresh]).take(carried_rows)
 
     out = pa.Table.from_batches(fired, schema=wp.output_schema)

@@ -12,10 +12,11 @@
   entry per bucket of keys); :class:`ChangelogMetrics` collects its counters.
 """
 
-from sliceflow.spark.changelog_agg import ChangelogMetrics, changelog_agg
+from sliceflow.spark.changelog_agg import changelog_agg
 from sliceflow.spark.datasource import JsonDataSource, register
 from sliceflow.spark.functions import from_json
-from sliceflow.spark.window_agg import WindowMetrics, window_agg
+from sliceflow.spark.metrics import ChangelogMetrics, WindowMetrics
+from sliceflow.spark.window_agg import window_agg
 
 __all__ = [
     "ChangelogMetrics",

@@ -29,6 +29,7 @@ __all__ = [
     "STATE_NAME",
     "BucketProcessor",
     "pack_by_bucket",
+    "to_pandas",
     "unpack",
 ]
 
@@ -37,8 +38,9 @@ STATE_NAME = "sliceflow_changelog_bucket"
 _STATE_SCHEMA = T.StructType([T.StructField("blob", T.BinaryType(), False)])
 
 
-def _to_pandas(batch: pa.RecordBatch) -> pd.DataFrame:
-    # Arrow-backed columns: integers with nulls stay integers, decimals stay exact.
+def to_pandas(batch: pa.RecordBatch) -> pd.DataFrame:
+    """A kernel's output batch as a stateful processor yields it: Arrow-backed columns, so
+    that integers with nulls stay integers and decimals stay exact."""
     return batch.to_pandas(types_mapper=pd.ArrowDtype)
 
 
@@ -127,9 +129,9 @@ class BucketProcessor(StatefulProcessor):
         for frame in rows:
             for batch in unpack(frame, delta_schema, "changelog_agg"):
                 for out in phase.add(batch):
-                    yield _to_pandas(out)
+                    yield to_pandas(out)
         for out in phase.end_bundle():
-            yield _to_pandas(out)
+            yield to_pandas(out)
         if phase.live_keys():
             self._state.update((phase.dump(),))
         else:

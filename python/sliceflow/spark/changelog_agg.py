@@ -26,6 +26,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
+from sliceflow.aggregates import AggSpec
 from sliceflow.changelog import GlobalPhase, encode
 from sliceflow.changelog_plan import (
     DEFAULT_BUCKETS,
@@ -33,46 +34,20 @@ from sliceflow.changelog_plan import (
     ChangelogPlan,
     build_plan,
 )
+from sliceflow.kernels import conform
 from sliceflow.spark.bucket_labels import bucket_labels, check_buckets
 from sliceflow.spark.bucket_state import PACKED_SCHEMA, BucketProcessor, pack_by_bucket
-from sliceflow.spark.memory_conf import apply_in_worker, from_session
+from sliceflow.spark.columns import input_schema, quote, resolver
+from sliceflow.spark.memory_conf import apply_in_worker
+from sliceflow.spark.metrics import ChangelogMetrics
+from sliceflow.spark.session_settings import SessionSettings
 from sliceflow.spark.state_store import buckets_from_conf, check_state_store
-from sliceflow.spark.types import session_time_zone
-from sliceflow.spark.window_agg import (
-    WindowMetrics,
-    _input_schema,
-    _quote,
-    _resolver,
-    _spark_struct,
-)
-from sliceflow.window import AggSpec, conform
+from sliceflow.spark_types import spark_struct
 
 __all__ = ["ChangelogMetrics", "changelog_agg"]
 
 #: Spark conf that sets the default bucket count of streaming changelog_agg.
 BUCKETS_CONF = "spark.sliceflow.changelog.buckets"
-
-
-class ChangelogMetrics(WindowMetrics):
-    """The changelog kernel's counters, summed over every task of the queries it is given to.
-
-    Encoder: ``rows_in``, ``retractions_in``, ``deltas_out``, ``fold_flushes``. Aggregator:
-    ``deltas_in``, ``retractions_ignored``, ``state_reads``, ``state_writes`` (per key, as
-    Flink counts them: once per bundle with mini-batch, once per row without), ``inserts``,
-    ``update_befores``, ``update_afters``, ``deletes``, ``bundles``, ``keys_loaded``,
-    ``state_bytes_loaded``, ``state_bytes_dumped`` (the bucket state read from and written to
-    Spark's state store), ``buckets_touched``. In streaming the counters grow with every
-    micro-batch; read :attr:`value` on the driver.
-
-    Example:
-        >>> metrics = ChangelogMetrics(spark)  # doctest: +SKIP
-        >>> changelog_agg(df, ["k"], [W.count()], metrics=metrics).collect()  # doctest: +SKIP
-        >>> metrics.value["state_writes"]  # doctest: +SKIP
-        1000
-    """
-
-    def __repr__(self) -> str:
-        return f"ChangelogMetrics({self.value})"
 
 
 def changelog_agg(
@@ -126,12 +101,7 @@ def changelog_agg(
         raise TypeError(f"changelog_agg takes a pyspark DataFrame, not {type(df).__name__}")
     spark = df.sparkSession
     conf = spark.conf
-    ansi = str(conf.get("spark.sql.ansi.enabled", "true")).lower() == "true"
-    large_var = (
-        str(conf.get("spark.sql.execution.arrow.useLargeVarTypes", "false")).lower() == "true"
-    )
-    case_sensitive = str(conf.get("spark.sql.caseSensitive", "false")).lower() == "true"
-    time_zone = session_time_zone(spark)
+    settings = SessionSettings.read(spark)
     if buckets is None:
         buckets = buckets_from_conf(conf, BUCKETS_CONF) or DEFAULT_BUCKETS
     check_buckets(buckets)
@@ -139,7 +109,7 @@ def changelog_agg(
     if isinstance(aggs, AggSpec):
         aggs = [aggs]
     by_list = [by] if isinstance(by, str) else list(by or [])
-    resolve = _resolver(df, case_sensitive)
+    resolve = resolver(df, settings.case_sensitive)
     by_list = [resolve(name) for name in by_list]
     op_name = resolve(op_col) if op_col is not None else None
     aggs = [
@@ -147,19 +117,19 @@ def changelog_agg(
         for a in aggs
     ]
     referenced = [*by_list, op_name, *(a.col for a in aggs if isinstance(a, AggSpec))]
-    input_schema = _input_schema(df, referenced, time_zone, large_var)
+    schema = input_schema(df, referenced, settings.time_zone, settings.large_var_types)
     cp = build_plan(
-        input_schema,
+        schema,
         by_list,
         aggs,
         op_col=op_name,
         mini_batch=mini_batch,
         bundle_rows=bundle_rows,
         buckets=buckets,
-        ansi=ansi,
+        ansi=settings.ansi,
     )
-    accumulator = metrics._accumulator if metrics is not None else None
-    memory_limits = from_session(spark)
+    accumulator = metrics.accumulator if metrics is not None else None
+    memory_limits = settings.memory_limits
 
     def encode_fn(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         apply_in_worker(memory_limits)
@@ -177,13 +147,13 @@ def changelog_agg(
 
     encode_fn.__name__ = "changelog_agg_encode"
     encode_packed_fn.__name__ = "changelog_agg_encode"
-    selected = df.select(*[F.col(_quote(name)) for name in cp.input_schema.names])
-    output_struct = _spark_struct(cp.output_schema)
+    selected = df.select(*[F.col(quote(name)) for name in cp.input_schema.names])
+    output_struct = spark_struct(cp.output_schema)
     if df.isStreaming:
         check_state_store(conf, "changelog_agg")
-        packed = selected.mapInArrow(encode_packed_fn, _spark_struct(PACKED_SCHEMA))
+        packed = selected.mapInArrow(encode_packed_fn, spark_struct(PACKED_SCHEMA))
         return _streaming(cp, packed, output_struct, accumulator, memory_limits)
-    deltas = selected.mapInArrow(encode_fn, _spark_struct(cp.delta_schema))
+    deltas = selected.mapInArrow(encode_fn, spark_struct(cp.delta_schema))
     return _batch(cp, deltas, output_struct, accumulator, memory_limits)
 
 

@@ -19,8 +19,9 @@ from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 from pyspark.sql.types import StructType
 
 from sliceflow.json_options import normalize
-from sliceflow.spark.memory_conf import apply_in_worker, from_session
-from sliceflow.spark.types import resolve_schema, session_time_zone
+from sliceflow.schemas import resolve_schema
+from sliceflow.spark.memory_conf import apply_in_worker
+from sliceflow.spark.session_settings import SessionSettings
 
 #: Split size when the session does not set spark.sql.files.maxPartitionBytes.
 DEFAULT_SPLIT_BYTES = 128 << 20
@@ -156,13 +157,14 @@ def register(spark: SparkSession) -> None:
     are read now; call ``register`` again after changing them, or pass
     ``.option("timeZone", ...)`` / ``.option("maxPartitionBytes", ...)``.
     """
+    settings = SessionSettings.read(spark)
     defaults = {
-        "timeZone": session_time_zone(spark),
+        "timeZone": settings.time_zone,
         "maxPartitionBytes": str(
             spark.conf.get("spark.sql.files.maxPartitionBytes", str(DEFAULT_SPLIT_BYTES))
         ),
     }
     # A class made here travels to the planner worker by value, with its defaults.
-    attributes = {"session_defaults": defaults, "memory_limits": from_session(spark)}
+    attributes = {"session_defaults": defaults, "memory_limits": settings.memory_limits}
     source = type("JsonDataSource", (JsonDataSource,), attributes)
     spark.dataSource.register(source)

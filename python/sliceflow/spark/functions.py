@@ -10,10 +10,11 @@ from pyspark.sql import Column, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-from sliceflow.json import _Session
-from sliceflow.schemas import SchemaLike, from_spark_type, root_value_type
-from sliceflow.spark.memory_conf import apply_in_worker, from_session
-from sliceflow.spark.types import resolve_schema, session_time_zone, spark_type
+from sliceflow.json import DecodeSession
+from sliceflow.schemas import SchemaLike, resolve_schema, root_value_type
+from sliceflow.spark.memory_conf import apply_in_worker
+from sliceflow.spark.session_settings import SessionSettings
+from sliceflow.spark_types import json_arrow_type, spark_type
 
 
 def from_json(
@@ -40,16 +41,17 @@ def from_json(
         spark_schema: Any = root_type
     else:
         arrow_schema, spark_schema = resolve_schema(schema)
-    time_zone = session_time_zone()
+    settings = SessionSettings.read()
+    time_zone = settings.time_zone
     options_copy = dict(options or {})
     # A decoder made on the driver checks the options, patterns and time zone at once, so
     # that a mistake fails here and not inside a task.
-    _Session(arrow_schema, options_copy, time_zone)
-    memory_limits = from_session()
+    DecodeSession(arrow_schema, options_copy, time_zone)
+    memory_limits = settings.memory_limits
 
     def decode_batches(batches: Iterator[pa.Array]) -> Iterator[pa.Array]:
         apply_in_worker(memory_limits)
-        session = _Session(arrow_schema, options_copy, time_zone)
+        session = DecodeSession(arrow_schema, options_copy, time_zone)
         for batch in batches:
             session.feed(batch)
             yield session.finish_values()
@@ -68,7 +70,7 @@ def from_json(
     # Arrow's Java StructVector keys children by name, so a struct with a repeated field name
     # cannot cross into the JVM: cross with unique names, then cast (by position) to the
     # user's schema. Spark gives each repeated name its last value and nulls the others.
-    unique_arrow = from_spark_type(unique)
+    unique_arrow = json_arrow_type(unique)
 
     def decode_unique(batches: Iterator[pa.Array]) -> Iterator[pa.Array]:
         for decoded in decode_batches(batches):

@@ -18,168 +18,26 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 import pyarrow as pa
-from pyspark import AccumulatorParam
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
+from sliceflow.aggregates import AggSpec
 from sliceflow.incremental import keep_changed
+from sliceflow.kernels import conform
+from sliceflow.spark import window_streaming
 from sliceflow.spark.bucket_labels import check_buckets
-from sliceflow.spark.memory_conf import apply_in_worker, from_session
+from sliceflow.spark.columns import input_schema, quote, resolver
+from sliceflow.spark.memory_conf import apply_in_worker
+from sliceflow.spark.metrics import WindowMetrics
+from sliceflow.spark.session_settings import SessionSettings
 from sliceflow.spark.state_store import buckets_from_conf, check_state_store
-from sliceflow.spark.types import session_time_zone, spark_type
-from sliceflow.window import (
-    DEFAULT_BUNDLE_BYTES,
-    DEFAULT_BUNDLE_ROWS,
-    AggSpec,
-    WindowSpec,
-    _add_stats,
-    _global_phase,
-    _local_phase,
-    conform,
-)
-from sliceflow.window_plan import build_plan
+from sliceflow.spark_types import spark_struct
+from sliceflow.window_phases import global_phase, local_phase
+from sliceflow.window_plan import DEFAULT_BUNDLE_BYTES, DEFAULT_BUNDLE_ROWS, build_plan
+from sliceflow.window_spec import WindowSpec
 
-__all__ = ["WindowMetrics", "window_agg"]
-
-
-# ---------------------------------------------------------------------------------------------
-# Metrics
-
-
-class _CounterParam(AccumulatorParam):
-    """Accumulates dicts of counter name → int by summing per name."""
-
-    def zero(self, value: dict[str, int]) -> dict[str, int]:
-        return {}
-
-    def addInPlace(self, value1: dict[str, int], value2: dict[str, int]) -> dict[str, int]:
-        _add_stats(value1, value2)
-        return value1
-
-
-def is_connect_session(spark: Any) -> bool:
-    """Whether ``spark`` is a Spark Connect client session (``SparkSession.builder.remote``).
-
-    Tells by the class's module, so that a classic-only installation (no grpcio) never imports
-    pyspark's Connect client.
-    """
-    return type(spark).__module__.startswith("pyspark.sql.connect.")
-
-
-def _connect_metrics_message(name: str) -> str:
-    return (
-        f"{name} adds the kernel's counters to a Spark accumulator, and a Spark Connect session "
-        "has none (no SparkContext on the client): the operators run on Connect without "
-        "metrics=. The counters are read on a classic SparkSession (SparkSession.builder"
-        ".master(...), e.g. the same query on a sample in local mode); on Connect, Spark's own "
-        "counts are in query.lastProgress (numInputRows, stateOperators) of a streaming query "
-        "and in DataFrame.observe of a batch one"
-    )
-
-
-class WindowMetrics:
-    """The kernel's counters, summed over every task of the ``window_agg`` jobs it is given to.
-
-    A Spark accumulator: the local and global phases add their ``stats()`` at the end of each
-    partition (``rows_in``, ``rows_null_time``, ``partials_out``, ``bundle_flushes``,
-    ``partials_in``, ``slices``, ``windows_fired``, ``slices_merged``, ``slices_retracted``,
-    ``partials_combined``). Read :attr:`value` on the driver after an action. A retried task
-    adds its counters again, as with any Spark accumulator. Needs a classic SparkSession:
-    making one with a Spark Connect session raises ``NotImplementedError`` (Connect clients
-    have no accumulators; README, "Spark Connect").
-
-    Example:
-        >>> metrics = WindowMetrics(spark)  # doctest: +SKIP
-        >>> window_agg(df, W.tumble("ts", "1 minute"), ["k"], [W.count()],
-        ...            metrics=metrics).collect()  # doctest: +SKIP
-        >>> metrics.value["rows_in"]  # doctest: +SKIP
-        1000
-    """
-
-    def __init__(self, spark: SparkSession) -> None:
-        if is_connect_session(spark):
-            raise NotImplementedError(_connect_metrics_message(type(self).__name__))
-        self._accumulator = spark.sparkContext.accumulator({}, _CounterParam())
-
-    @property
-    def value(self) -> dict[str, int]:
-        """The counters summed so far (a copy)."""
-        return dict(self._accumulator.value)
-
-    def __repr__(self) -> str:
-        return f"WindowMetrics({self.value})"
-
-
-# ---------------------------------------------------------------------------------------------
-# Spark types <-> Arrow types
-
-
-def _arrow_type(dt: T.DataType, time_zone: str, large_var: bool) -> pa.DataType:
-    """The Arrow type Spark's ``mapInArrow`` hands over for a Spark type."""
-    if isinstance(dt, T.BooleanType):
-        return pa.bool_()
-    if isinstance(dt, T.ByteType):
-        return pa.int8()
-    if isinstance(dt, T.ShortType):
-        return pa.int16()
-    if isinstance(dt, T.IntegerType):
-        return pa.int32()
-    if isinstance(dt, T.LongType):
-        return pa.int64()
-    if isinstance(dt, T.FloatType):
-        return pa.float32()
-    if isinstance(dt, T.DoubleType):
-        return pa.float64()
-    if isinstance(dt, T.DecimalType):
-        return pa.decimal128(dt.precision, dt.scale)
-    if isinstance(dt, T.StringType):
-        return pa.large_string() if large_var else pa.string()
-    if isinstance(dt, T.BinaryType):
-        return pa.binary()  # the kernel reads binary; conform() casts large_binary batches
-    if isinstance(dt, T.DateType):
-        return pa.date32()
-    if isinstance(dt, T.TimestampNTZType):
-        return pa.timestamp("us")
-    if isinstance(dt, T.TimestampType):
-        return pa.timestamp("us", tz=time_zone)
-    if isinstance(dt, T.ArrayType):
-        return pa.list_(_arrow_type(dt.elementType, time_zone, large_var))
-    if isinstance(dt, T.MapType):
-        return pa.map_(
-            _arrow_type(dt.keyType, time_zone, large_var),
-            _arrow_type(dt.valueType, time_zone, large_var),
-        )
-    if isinstance(dt, T.StructType):
-        return pa.struct(
-            [pa.field(f.name, _arrow_type(f.dataType, time_zone, large_var)) for f in dt]
-        )
-    raise ValueError(f"window_agg does not support columns of type {dt.simpleString()}")
-
-
-def _spark_struct(schema: pa.Schema) -> T.StructType:
-    return T.StructType([T.StructField(f.name, spark_type(f.type), f.nullable) for f in schema])
-
-
-def _quote(name: str) -> str:
-    return "`" + name.replace("`", "``") + "`"
-
-
-def _resolver(df: DataFrame, case_sensitive: bool) -> Any:
-    """Maps a user's column name to the DataFrame's (Spark's case rules; top-level only)."""
-    names = df.columns
-
-    def resolve(name: Any) -> Any:
-        if not isinstance(name, str) or name in names or case_sensitive:
-            return name
-        matches = [n for n in names if n.lower() == name.lower()]
-        return matches[0] if len(set(matches)) == 1 else name
-
-    return resolve
-
-
-# ---------------------------------------------------------------------------------------------
-# window_agg
+__all__ = ["WindowMetrics", "default_buckets", "window_agg"]
 
 
 def window_agg(
@@ -249,13 +107,7 @@ def window_agg(
     if emit == "incremental" and getattr(spec, "kind", None) != "cumulate":
         raise ValueError("emit='incremental' applies to cumulate windows only")
     spark = df.sparkSession
-    conf = spark.conf
-    ansi = str(conf.get("spark.sql.ansi.enabled", "true")).lower() == "true"
-    large_var = (
-        str(conf.get("spark.sql.execution.arrow.useLargeVarTypes", "false")).lower() == "true"
-    )
-    case_sensitive = str(conf.get("spark.sql.caseSensitive", "false")).lower() == "true"
-    time_zone = session_time_zone(spark)
+    settings = SessionSettings.read(spark)
 
     if not isinstance(spec, WindowSpec):
         raise TypeError(
@@ -265,7 +117,7 @@ def window_agg(
     if isinstance(aggs, AggSpec):
         aggs = [aggs]
     by_list = [by] if isinstance(by, str) else list(by or [])
-    resolve = _resolver(df, case_sensitive)
+    resolve = resolver(df, settings.case_sensitive)
     spec = dataclasses.replace(spec, time_col=resolve(spec.time_col))
     by_list = [resolve(name) for name in by_list]
     aggs = [
@@ -275,27 +127,25 @@ def window_agg(
 
     df, spec = _cast_time_column(df, spec)
     referenced = [spec.time_col, *by_list, *(a.col for a in aggs if isinstance(a, AggSpec))]
-    input_schema = _input_schema(df, referenced, time_zone, large_var)
+    schema = input_schema(df, referenced, settings.time_zone, settings.large_var_types)
     wp = build_plan(
-        input_schema,
+        schema,
         spec,
         by_list,
         aggs,
-        ansi=ansi,
+        ansi=settings.ansi,
         bundle_rows=bundle_rows,
         bundle_bytes=bundle_bytes,
     )
-    partial_struct = _spark_struct(wp.partial_schema)
-    output_struct = _spark_struct(wp.output_schema)
-    accumulator = metrics._accumulator if metrics is not None else None
-    memory_limits = from_session(spark)
+    partial_struct = spark_struct(wp.partial_schema)
+    output_struct = spark_struct(wp.output_schema)
+    accumulator = metrics.accumulator if metrics is not None else None
+    memory_limits = settings.memory_limits
     if df.isStreaming:
-        from sliceflow.spark import window_streaming
-
         _check_watermark(df, spec.time_col)
-        check_state_store(conf, "window_agg")
+        check_state_store(spark.conf, "window_agg")
         if buckets is None:
-            buckets = _default_window_buckets(spark)
+            buckets = default_buckets(spark)
         check_buckets(buckets)
         return window_streaming.streaming(
             df,
@@ -312,14 +162,14 @@ def window_agg(
         apply_in_worker(memory_limits)
         stats: dict[str, int] | None = {} if accumulator is not None else None
         inputs = (conform(b, wp.input_schema) for b in batches)
-        yield from _local_phase(wp, inputs, stats)
+        yield from local_phase(wp, inputs, stats)
         if accumulator is not None and stats:
             accumulator.add(stats)
 
     def global_fn(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         apply_in_worker(memory_limits)
         stats: dict[str, int] | None = {} if accumulator is not None else None
-        fired = _global_phase(wp, batches, stats)
+        fired = global_phase(wp, batches, stats)
         if emit == "incremental":
             fired = _incremental_batches(wp, fired)
         yield from fired
@@ -328,7 +178,7 @@ def window_agg(
 
     local_fn.__name__ = "window_agg_local"
     global_fn.__name__ = "window_agg_global"
-    selected = df.select(*[F.col(_quote(name)) for name in wp.input_schema.names])
+    selected = df.select(*[F.col(quote(name)) for name in wp.input_schema.names])
     partials = selected.mapInArrow(local_fn, partial_struct)
     shuffled = partials.repartition("__key").sortWithinPartitions("__key", "__slice")
     return shuffled.mapInArrow(global_fn, output_struct)
@@ -379,7 +229,7 @@ def _cast_time_column(df: DataFrame, spec: WindowSpec) -> tuple[DataFrame, Windo
     cast_name = "__window_time"
     while cast_name in df.columns:
         cast_name = "_" + cast_name
-    cast = df.withColumn(cast_name, F.col(_quote(name)).cast(T.TimestampType()))
+    cast = df.withColumn(cast_name, F.col(quote(name)).cast(T.TimestampType()))
     return cast, dataclasses.replace(spec, time_col=cast_name)
 
 
@@ -392,52 +242,11 @@ def _check_watermark(df: DataFrame, time_col: str) -> None:
         )
 
 
-def _default_window_buckets(spark: SparkSession) -> int:
-    from sliceflow.spark.window_streaming import BUCKETS_CONF, DEFAULT_BUCKETS
-
-    buckets = buckets_from_conf(spark.conf, BUCKETS_CONF)
+def default_buckets(spark: SparkSession) -> int:
+    """The bucket count of a streaming window_agg that does not give one: the Spark conf
+    ``spark.sliceflow.window.buckets``, else ``min(16, spark.sql.shuffle.partitions)``."""
+    buckets = buckets_from_conf(spark.conf, window_streaming.BUCKETS_CONF)
     if buckets is not None:
         return buckets
     partitions = int(spark.conf.get("spark.sql.shuffle.partitions", "200"))
-    return max(1, min(DEFAULT_BUCKETS, partitions))
-
-
-def _input_schema(
-    df: DataFrame, referenced: Sequence[Any], time_zone: str, large_var: bool
-) -> pa.Schema:
-    """The Arrow schema of the columns an aggregation reads (each once, in first-use order):
-    only those travel to Python. With a missing or ambiguous column, every column (unsupported
-    types as null), so that the plan builder reports the mistake against all of them."""
-    used = list(dict.fromkeys(n for n in referenced if isinstance(n, str)))
-    columns = df.columns
-    if all(columns.count(name) == 1 for name in used):
-        fields = {f.name: f for f in df.schema.fields}
-        return pa.schema([_arrow_field(fields[name], time_zone, large_var) for name in used])
-    return _schema_for_errors(df, time_zone, large_var)
-
-
-def _arrow_field(field: T.StructField, time_zone: str, large_var: bool) -> pa.Field:
-    dt = field.dataType
-    if isinstance(dt, T.StringType):
-        collation = getattr(dt, "collation", None) or "UTF8_BINARY"
-        if collation != "UTF8_BINARY":
-            raise ValueError(
-                f"column {field.name!r} has collation {collation}; window_agg groups and "
-                "compares strings bytewise (UTF8_BINARY) only"
-            )
-    try:
-        return pa.field(field.name, _arrow_type(dt, time_zone, large_var), field.nullable)
-    except ValueError as e:
-        raise ValueError(f"column {field.name!r}: {e}") from None
-
-
-def _schema_for_errors(df: DataFrame, time_zone: str, large_var: bool) -> pa.Schema:
-    """An Arrow schema of every column (unsupported types as null), for build_plan's errors."""
-    fields = []
-    for f in df.schema.fields:
-        try:
-            t = _arrow_type(f.dataType, time_zone, large_var)
-        except ValueError:
-            t = pa.null()
-        fields.append(pa.field(f.name, t))
-    return pa.schema(fields)
+    return max(1, min(window_streaming.DEFAULT_BUCKETS, partitions))

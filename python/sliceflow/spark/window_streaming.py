@@ -36,11 +36,12 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 from pyspark.sql.streaming.stateful_processor import StatefulProcessor, StatefulProcessorHandle
 
+from sliceflow.kernels import conform
 from sliceflow.spark.bucket_labels import bucket_labels
-from sliceflow.spark.bucket_state import PACKED_SCHEMA, pack_by_bucket, unpack
+from sliceflow.spark.bucket_state import PACKED_SCHEMA, pack_by_bucket, to_pandas, unpack
+from sliceflow.spark.columns import quote
 from sliceflow.spark.memory_conf import apply_in_worker
-from sliceflow.spark.window_agg import _quote, _spark_struct
-from sliceflow.window import conform
+from sliceflow.spark_types import spark_struct
 from sliceflow.window_plan import WindowPlan
 from sliceflow.window_state import BucketState, advance, read_table, write_table
 
@@ -104,10 +105,6 @@ def pack_rows(
         [pa.array(labels, pa.int32()), pa.array([b""] * len(labels), pa.binary())],
         schema=PACKED_SCHEMA,
     )
-
-
-def _to_pandas(batch: pa.RecordBatch) -> pd.DataFrame:
-    return batch.to_pandas(types_mapper=pd.ArrowDtype)
 
 
 class WindowBucketProcessor(StatefulProcessor):
@@ -201,7 +198,7 @@ class WindowBucketProcessor(StatefulProcessor):
         # chunk only, and memory stays bounded by a batch.
         for batch in out.to_batches():
             if batch.num_rows:
-                yield _to_pandas(batch)
+                yield to_pandas(batch)
 
 
 def streaming(
@@ -216,8 +213,8 @@ def streaming(
     memory_limits: dict[str, str] | None = None,
 ) -> DataFrame:
     """The streaming plan of ``window_agg`` (``df`` is checked and planned already)."""
-    bucket = F.pmod(F.hash(*[F.col(_quote(k)) for k in by]), F.lit(buckets)) if by else F.lit(0)
-    columns = [F.col(_quote(name)) for name in wp.input_schema.names]
+    bucket = F.pmod(F.hash(*[F.col(quote(k)) for k in by]), F.lit(buckets)) if by else F.lit(0)
+    columns = [F.col(quote(name)) for name in wp.input_schema.names]
     selected = df.select(bucket.cast("int").alias("__bucket"), *columns)
 
     labels = bucket_labels(buckets)
@@ -226,7 +223,7 @@ def streaming(
         return pack_rows(batches, labels, wp.input_schema)
 
     pack_fn.__name__ = "window_agg_pack"
-    packed = selected.mapInArrow(pack_fn, _spark_struct(PACKED_SCHEMA))
+    packed = selected.mapInArrow(pack_fn, spark_struct(PACKED_SCHEMA))
     processor = WindowBucketProcessor(wp, emit, buckets, accumulator, memory_limits)
     return packed.groupBy("__bucket").transformWithStateInPandas(
         statefulProcessor=processor,

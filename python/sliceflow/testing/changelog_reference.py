@@ -57,18 +57,16 @@ from typing import Any, Literal
 
 import pyarrow as pa
 
-from sliceflow.testing.window_reference import (
-    INT64_MAX,
-    INT64_MIN,
-    _decimal_from_unscaled,
-    _decimal_unscaled,
-    _norm,
-    _norm_key_value,
-    _null_first,
-    _order,
-    _round_half_up,
-    result_type,
+from sliceflow.testing.reference_values import (
+    decimal_from_unscaled,
+    decimal_unscaled,
+    equality_class,
+    key_value_shown,
+    null_first_order,
+    round_half_up,
+    value_order,
 )
+from sliceflow.testing.window_reference import INT64_MAX, INT64_MIN, result_type
 
 __all__ = [
     "ACCUMULATE_OPS",
@@ -208,7 +206,7 @@ class _SumAvg(_Acc):
         elif self.kind == "int":
             self.s += sign * int(v)
         else:
-            self.s += sign * _decimal_unscaled(Decimal(v), self.t.scale)
+            self.s += sign * decimal_unscaled(Decimal(v), self.t.scale)
         self.n += sign
 
     def accumulate(self, v: Any) -> None:
@@ -235,7 +233,7 @@ class _SumAvg(_Acc):
             rt = result_type("sum", self.t)
             if abs(self.s) >= 10**rt.precision:
                 return self._overflow(f"decimal sum overflows {rt}")
-            return _decimal_from_unscaled(self.s, self.t.scale)
+            return decimal_from_unscaled(self.s, self.t.scale)
         # avg
         if self.kind == "float":
             return self.s / self.n
@@ -245,10 +243,10 @@ class _SumAvg(_Acc):
         st = result_type("sum", self.t)
         if abs(self.s) >= 10**st.precision:
             return self._overflow(f"decimal sum overflows {st}")
-        u = _round_half_up(Fraction(self.s, self.n * 10**self.t.scale), rt.scale)
+        u = round_half_up(Fraction(self.s, self.n * 10**self.t.scale), rt.scale)
         if abs(u) >= 10**rt.precision:
             return self._overflow(f"decimal avg overflows {rt}")
-        return _decimal_from_unscaled(u, rt.scale)
+        return decimal_from_unscaled(u, rt.scale)
 
 
 class _Multiset(_Acc):
@@ -262,7 +260,7 @@ class _Multiset(_Acc):
     def _add(self, v: Any, sign: int) -> None:
         if v is None:
             return
-        k = _norm(v)
+        k = equality_class(v)
         before = self.mult.get(k, 0)
         after = before + sign
         if before <= 0 < after:
@@ -293,7 +291,7 @@ class _MinMax(_Multiset):
         live = self.live()
         if not live:
             return None
-        return (min if self.fn == "min" else max)(live, key=_order)
+        return (min if self.fn == "min" else max)(live, key=value_order)
 
 
 class _CountDistinct(_Multiset):
@@ -316,9 +314,9 @@ class _FirstLast(_Acc):
     def retract(self, v: Any) -> None:
         if v is None:
             return
-        k = _norm(v)
+        k = equality_class(v)
         for i, w in enumerate(self.values):
-            if _norm(w) == k:
+            if equality_class(w) == k:
                 del self.values[i]
                 return
 
@@ -358,7 +356,7 @@ def _arg_types(
 
 
 @dataclass
-class _KeyState:
+class KeyState:
     shown: tuple[Any, ...]
     rows: int = 0
     accs: list[_Acc] = field(default_factory=list)
@@ -410,7 +408,7 @@ class ChangelogModel:
             raise ValueError(
                 f"bundle_rows must be a positive int or None, not {self.bundle_rows!r}"
             )
-        self._state: dict[tuple, _KeyState] = {}
+        self._state: dict[tuple, KeyState] = {}
         self._arg_t: dict[str, pa.DataType] = dict(self.types)
         for name in ("rows_in", "retractions_ignored", "state_reads", "state_writes"):
             self.stats.setdefault(name, 0)
@@ -451,7 +449,7 @@ class ChangelogModel:
             if retract:
                 self.stats["retractions_ignored"] += 1
                 return False
-            st = _KeyState(shown, 0, [self._new_acc(a) for a in self.aggs])
+            st = KeyState(shown, 0, [self._new_acc(a) for a in self.aggs])
             self._state[norm] = st
         for a, acc in zip(self.aggs, st.accs, strict=True):
             v = None if a.col is None else row[a.col]
@@ -485,7 +483,7 @@ class ChangelogModel:
 
     def _key(self, row: Row) -> tuple[tuple, tuple]:
         raw = tuple(row[k] for k in self.by)
-        return tuple(_norm(v) for v in raw), tuple(_norm_key_value(v) for v in raw)
+        return tuple(equality_class(v) for v in raw), tuple(key_value_shown(v) for v in raw)
 
     def _prepare(self, rows: list[Row]) -> tuple[list[str], list[tuple[tuple, tuple]]]:
         """The ops and keys of a micro-batch (every op is checked before any row is applied);
@@ -539,7 +537,7 @@ class ChangelogModel:
     def final(self) -> list[tuple]:
         """One ``+I`` row per present key, sorted by key (nulls first, NaN last)."""
         rows = [("+I", *_checked(self._values(norm))) for norm in self._state]
-        rows.sort(key=lambda r: tuple(_null_first(v) for v in r[1 : 1 + len(self.by)]))
+        rows.sort(key=lambda r: tuple(null_first_order(v) for v in r[1 : 1 + len(self.by)]))
         return rows
 
 
@@ -608,7 +606,7 @@ def materialize(changelog: Iterable[Sequence[Any]], num_keys: int) -> dict[tuple
     (keys, then aggregates)."""
     table: dict[tuple, tuple] = {}
     for op, *values in changelog:
-        key = tuple(_norm(v) for v in values[:num_keys])
+        key = tuple(equality_class(v) for v in values[:num_keys])
         if op in ACCUMULATE_OPS:
             table[key] = tuple(values)
         elif op in RETRACT_OPS:

@@ -27,14 +27,29 @@ from typing import Any
 
 import pyarrow as pa
 
+from sliceflow.testing.reference_values import (
+    decimal_from_unscaled,
+    decimal_unscaled,
+    equality_class,
+    key_value_shown,
+    null_first_order,
+    plain_values,
+    round_half_up,
+    to_arrow,
+    value_order,
+)
+
 __all__ = [
     "RefAgg",
     "RefWindow",
+    "aggregate_group",
     "assert_tables_equal",
     "canonical_rows",
     "micros",
+    "output_schema",
     "reference_aggregate",
     "result_type",
+    "row_order",
     "windows_of",
 ]
 
@@ -173,81 +188,8 @@ def result_type(fn: str, t: pa.DataType | None) -> pa.DataType:
     raise TypeError(f"{fn} of {t}")
 
 
-def _plain(column: pa.ChunkedArray | pa.Array) -> list[Any]:
-    """Python values: dates/timestamps as their integer counts (days, µs), others as pyarrow
-    gives them (int, float, Decimal, str, bytes, bool)."""
-    t = column.type
-    if pa.types.is_timestamp(t):
-        column = column.cast(pa.int64())
-    elif pa.types.is_date32(t):
-        column = column.cast(pa.int32())
-    return column.to_pylist()
-
-
-def _to_arrow(values: list[Any], t: pa.DataType) -> pa.Array:
-    if pa.types.is_timestamp(t):
-        return pa.array(values, pa.int64()).cast(t)
-    if pa.types.is_date32(t):
-        return pa.array(values, pa.int32()).cast(t)
-    return pa.array(values, t)
-
-
-# ---------------------------------------------------------------------------------------------
-# Orders and normalisation
-
-
-def _order(v: Any) -> Any:
-    """Total order of non-null values of one type: NaN above every float, -0.0 == 0.0."""
-    if isinstance(v, float):
-        return (1, 0.0) if math.isnan(v) else (0, v)
-    return v
-
-
-def _norm(v: Any) -> Any:
-    """Equality class (Spark's grouping): -0.0 == 0.0, every NaN equal."""
-    if isinstance(v, float):
-        return ("NaN",) if math.isnan(v) else v + 0.0
-    return v
-
-
-def _norm_key_value(v: Any) -> Any:
-    """The value Spark's groupBy shows for a float key: -0.0 becomes 0.0, NaN one NaN."""
-    if isinstance(v, float):
-        return math.nan if math.isnan(v) else v + 0.0
-    return v
-
-
-def _null_first(v: Any) -> tuple:
-    return (0,) if v is None else (1, _order(v))
-
-
 # ---------------------------------------------------------------------------------------------
 # Aggregates
-
-
-def _decimal_unscaled(v: Decimal, scale: int) -> int:
-    """The exact integer ``v * 10**scale`` (no context rounding)."""
-    sign, digits, exp = v.as_tuple()
-    n = int("".join(map(str, digits)) or "0")
-    shift = exp + scale
-    if shift >= 0:
-        n *= 10**shift
-    else:
-        n, r = divmod(n, 10**-shift)
-        assert r == 0, (v, scale)
-    return -n if sign else n
-
-
-def _decimal_from_unscaled(u: int, scale: int) -> Decimal:
-    return Decimal((1 if u < 0 else 0, tuple(int(c) for c in str(abs(u))), -scale))
-
-
-def _round_half_up(q: Fraction, scale: int) -> int:
-    """``q * 10**scale`` rounded half away from zero (Java's HALF_UP)."""
-    x = q * 10**scale
-    n, d = abs(x.numerator), x.denominator
-    r = (2 * n + d) // (2 * d)
-    return -r if x < 0 else r
 
 
 def _float_sum(vals: list[float]) -> float:
@@ -268,13 +210,13 @@ class _Overflow(OverflowError):
     pass
 
 
-def _aggregate(fn: str, t: pa.DataType | None, rows: list[tuple[int, Any]], ansi: bool) -> Any:
+def aggregate_group(fn: str, t: pa.DataType | None, rows: list[tuple[int, Any]], ansi: bool) -> Any:
     """One aggregate over the ``(time, value)`` pairs of a group (value None for count(*))."""
     if fn == "count":
         return len(rows) if t is None else sum(1 for _, v in rows if v is not None)
     vals = [v for _, v in rows if v is not None]
     if fn == "count_distinct":
-        return len({_norm(v) for v in vals})
+        return len({equality_class(v) for v in vals})
     if not vals:
         return None
     if fn == "sum":
@@ -288,12 +230,12 @@ def _aggregate(fn: str, t: pa.DataType | None, rows: list[tuple[int, Any]], ansi
         if _is_float(t):
             return _float_sum(vals)
         rt = result_type("sum", t)
-        s = sum(_decimal_unscaled(v, t.scale) for v in vals)
+        s = sum(decimal_unscaled(v, t.scale) for v in vals)
         if abs(s) >= 10**rt.precision:
             if ansi:
                 raise _Overflow(f"[ARITHMETIC_OVERFLOW] decimal sum overflows {rt}")
             return None
-        return _decimal_from_unscaled(s, t.scale)
+        return decimal_from_unscaled(s, t.scale)
     if fn == "avg":
         if _is_int(t):
             return float(Fraction(sum(vals), len(vals)))
@@ -301,26 +243,26 @@ def _aggregate(fn: str, t: pa.DataType | None, rows: list[tuple[int, Any]], ansi
             return _float_sum(vals) / len(vals)
         rt = result_type("avg", t)
         st = result_type("sum", t)
-        s = sum(_decimal_unscaled(v, t.scale) for v in vals)
+        s = sum(decimal_unscaled(v, t.scale) for v in vals)
         if abs(s) >= 10**st.precision:
             if ansi:
                 raise _Overflow(f"[ARITHMETIC_OVERFLOW] decimal sum overflows {st}")
             return None
-        u = _round_half_up(Fraction(s, len(vals) * 10**t.scale), rt.scale)
+        u = round_half_up(Fraction(s, len(vals) * 10**t.scale), rt.scale)
         if abs(u) >= 10**rt.precision:
             if ansi:
                 raise _Overflow(f"[ARITHMETIC_OVERFLOW] decimal avg overflows {rt}")
             return None
-        return _decimal_from_unscaled(u, rt.scale)
+        return decimal_from_unscaled(u, rt.scale)
     if fn == "min":
-        return min(vals, key=_order)
+        return min(vals, key=value_order)
     if fn == "max":
-        return max(vals, key=_order)
+        return max(vals, key=value_order)
     timed = [(ts, v) for ts, v in rows if v is not None]
     if fn == "first_value":
-        return min(timed, key=lambda p: (p[0], _order(p[1])))[1]
+        return min(timed, key=lambda p: (p[0], value_order(p[1])))[1]
     if fn == "last_value":
-        return max(timed, key=lambda p: (p[0], _order(p[1])))[1]
+        return max(timed, key=lambda p: (p[0], value_order(p[1])))[1]
     raise ValueError(fn)
 
 
@@ -357,9 +299,9 @@ def reference_aggregate(
         table = pa.Table.from_batches([table])
     by = list(by)
     schema = output_schema(table.schema, time, by, aggs)
-    times = _plain(table.column(time))
-    keys = [_plain(table.column(k)) for k in by]
-    args = [None if a.column is None else _plain(table.column(a.column)) for a in aggs]
+    times = plain_values(table.column(time))
+    keys = [plain_values(table.column(k)) for k in by]
+    args = [None if a.column is None else plain_values(table.column(a.column)) for a in aggs]
     arg_types = [None if a.column is None else table.schema.field(a.column).type for a in aggs]
 
     groups: dict[tuple, list[int]] = {}
@@ -368,8 +310,8 @@ def reference_aggregate(
         if ts is None:
             continue
         raw = tuple(col[i] for col in keys)
-        norm = tuple(_norm(v) for v in raw)
-        shown.setdefault(norm, tuple(_norm_key_value(v) for v in raw))
+        norm = tuple(equality_class(v) for v in raw)
+        shown.setdefault(norm, tuple(key_value_shown(v) for v in raw))
         for w in windows_of(ts, window):
             groups.setdefault((norm, w), []).append(i)
 
@@ -378,17 +320,17 @@ def reference_aggregate(
         values = []
         for a, col, at in zip(aggs, args, arg_types, strict=True):
             pairs = [(times[i], None if col is None else col[i]) for i in idx]
-            values.append(_aggregate(a.fn, at, pairs, ansi))
+            values.append(aggregate_group(a.fn, at, pairs, ansi))
         rows.append((start, end, end - 1, *shown[norm], *values))
-    rows.sort(key=lambda r: _row_order(r, len(by)))
+    rows.sort(key=lambda r: row_order(r, len(by)))
     columns = list(zip(*rows, strict=True)) if rows else [[] for _ in schema]
-    arrays = [_to_arrow(list(c), f.type) for c, f in zip(columns, schema, strict=True)]
+    arrays = [to_arrow(list(c), f.type) for c, f in zip(columns, schema, strict=True)]
     return pa.Table.from_arrays(arrays, schema=schema)
 
 
-def _row_order(row: Sequence[Any], num_keys: int) -> tuple:
+def row_order(row: Sequence[Any], num_keys: int) -> tuple:
     """Canonical order: by key (nulls first, NaN last), then window end, then start."""
-    keys = tuple(_null_first(v) for v in row[3 : 3 + num_keys])
+    keys = tuple(null_first_order(v) for v in row[3 : 3 + num_keys])
     return (keys, row[1], row[0])
 
 
@@ -398,9 +340,9 @@ def _row_order(row: Sequence[Any], num_keys: int) -> tuple:
 
 def canonical_rows(table: pa.Table, by: Sequence[str]) -> list[tuple]:
     """The table's rows as tuples (dates and timestamps as integers), in canonical order."""
-    cols = [_plain(table.column(i)) for i in range(table.num_columns)]
+    cols = [plain_values(table.column(i)) for i in range(table.num_columns)]
     rows = list(zip(*cols, strict=True)) if cols else []
-    rows.sort(key=lambda r: _row_order(r, len(by)))
+    rows.sort(key=lambda r: row_order(r, len(by)))
     return rows
 
 
@@ -451,8 +393,8 @@ def assert_tables_equal(
     while gi < len(g) or ei < len(e):
         gr = g[gi] if gi < len(g) else None
         er = e[ei] if ei < len(e) else None
-        gk = None if gr is None else _row_order(gr, len(by))
-        ek = None if er is None else _row_order(er, len(by))
+        gk = None if gr is None else row_order(gr, len(by))
+        ek = None if er is None else row_order(er, len(by))
         if er is None or (gr is not None and gk < ek):
             problems.append(f"unexpected row {gr}")
             gi += 1
@@ -476,11 +418,11 @@ def assert_tables_equal(
 
 def window_order_ok(table: pa.Table, by: Sequence[str]) -> bool:
     """The kernel's row order: rows of one key are contiguous, within a key by end, start."""
-    starts = _plain(table.column("window_start"))
-    ends = _plain(table.column("window_end"))
-    keys = list(zip(*[[_norm(v) for v in _plain(table.column(k))] for k in by], strict=True)) or [
-        ()
-    ] * len(starts)
+    starts = plain_values(table.column("window_start"))
+    ends = plain_values(table.column("window_end"))
+    keys = list(
+        zip(*[[equality_class(v) for v in plain_values(table.column(k))] for k in by], strict=True)
+    ) or [()] * len(starts)
     seen: set = set()
     for i in range(len(starts)):
         if i and keys[i] == keys[i - 1]:

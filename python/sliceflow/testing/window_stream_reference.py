@@ -3,7 +3,7 @@
 It replays a list of micro-batches the way Spark Structured Streaming runs an append-mode
 ``withWatermark(...).groupBy(window(...), keys).agg(...)`` query (CUMULATE windows follow
 Flink's rules), and returns what each micro-batch emits. The aggregates themselves come from the
-batch reference :mod:`sliceflow.testing.window_reference` (``_aggregate``, ``output_schema``):
+batch reference :mod:`sliceflow.testing.window_reference` (``aggregate_group``, ``output_schema``):
 this module only decides *which* rows count in *which* window and *when* a window is emitted.
 
 The model, batch ``b = 0, 1, ..., n - 1`` being the input batches and batch ``n`` Spark's extra
@@ -72,16 +72,18 @@ from typing import Any
 
 import pyarrow as pa
 
+from sliceflow.testing.reference_values import (
+    equality_class,
+    key_value_shown,
+    plain_values,
+    to_arrow,
+)
 from sliceflow.testing.window_reference import (
     RefAgg,
     RefWindow,
-    _aggregate,
-    _norm,
-    _norm_key_value,
-    _plain,
-    _row_order,
-    _to_arrow,
+    aggregate_group,
     output_schema,
+    row_order,
     windows_of,
 )
 
@@ -204,10 +206,10 @@ def stream_reference(
         watermarks.append(wm)
         if b < len(tables):
             t = tables[b]
-            times = _plain(t.column(time_col))
-            keys = [_plain(t.column(k)) for k in by]
+            times = plain_values(t.column(time_col))
+            keys = [plain_values(t.column(k)) for k in by]
             args = [
-                [None] * t.num_rows if a.column is None else _plain(t.column(a.column))
+                [None] * t.num_rows if a.column is None else plain_values(t.column(a.column))
                 for a in aggs
             ]
             for i, ts in enumerate(times):
@@ -216,8 +218,8 @@ def stream_reference(
                     continue
                 max_time = ts if max_time is None else max(max_time, ts)
                 raw = tuple(col[i] for col in keys)
-                norm = tuple(_norm(v) for v in raw)
-                shown.setdefault(norm, tuple(_norm_key_value(v) for v in raw))
+                norm = tuple(equality_class(v) for v in raw)
+                shown.setdefault(norm, tuple(key_value_shown(v) for v in raw))
                 values = tuple(col[i] for col in args)
                 for w in windows_of(ts, window):
                     if prev_wm is not None and w[1] <= prev_wm * 1000:
@@ -237,7 +239,7 @@ def stream_reference(
                 pairs = counted.pop(g)
                 emitted.add(g)
                 values = tuple(
-                    _aggregate(a.fn, at, [(ts, v[j]) for ts, v in pairs], ansi)
+                    aggregate_group(a.fn, at, [(ts, v[j]) for ts, v in pairs], ansi)
                     for j, (a, at) in enumerate(zip(aggs, arg_types, strict=True))
                 )
                 if emit == "incremental":
@@ -246,7 +248,7 @@ def stream_reference(
                         continue
                     last_values[(norm, start)] = values
                 rows.append((start, end, end - 1, *shown[norm], *values))
-        rows.sort(key=lambda r: _row_order(r, len(by)))
+        rows.sort(key=lambda r: row_order(r, len(by)))
         out_tables.append(_table(rows, out_schema))
 
         prev_wm = wm
@@ -259,7 +261,7 @@ def stream_reference(
 
 def _table(rows: list[tuple], schema: pa.Schema) -> pa.Table:
     columns = list(zip(*rows, strict=True)) if rows else [[] for _ in schema]
-    arrays = [_to_arrow(list(c), f.type) for c, f in zip(columns, schema, strict=True)]
+    arrays = [to_arrow(list(c), f.type) for c, f in zip(columns, schema, strict=True)]
     return pa.Table.from_arrays(arrays, schema=schema)
 
 

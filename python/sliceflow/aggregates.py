@@ -1,0 +1,150 @@
+"""Aggregate specs: which aggregate function, over which column, under which output name.
+
+Plain values that every operator takes (:func:`sliceflow.window.aggregate`,
+:func:`sliceflow.changelog.aggregate`, :func:`sliceflow.spark.window_agg`,
+:func:`sliceflow.spark.changelog_agg`); each operator's plan checks the argument's type and
+derives Spark's result type. ``from sliceflow import window as W; W.count()`` is the same
+function (:mod:`sliceflow.window` re-exports these names).
+
+>>> from sliceflow import aggregates as A
+>>> [a.name for a in (A.count(), A.sum("price"), A.count_distinct("bidder").alias("n"))]
+['count(1)', 'sum(price)', 'n']
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+__all__ = [
+    "AGG_FUNCTIONS",
+    "AggSpec",
+    "avg",
+    "count",
+    "count_distinct",
+    "first_value",
+    "last_value",
+    "max",
+    "min",
+    "sum",
+]
+
+#: Aggregate functions the kernels compute, by the name the plan uses.
+AGG_FUNCTIONS = ("count", "sum", "avg", "min", "max", "count_distinct", "first_value", "last_value")
+
+
+@dataclass(frozen=True)
+class AggSpec:
+    """One aggregate: function, argument column (``None``: ``count(*)``) and output name.
+
+    >>> sum("price")
+    AggSpec(fn='sum', col='price', name='sum(price)')
+    >>> sum("price").alias("total").name
+    'total'
+    """
+
+    fn: str
+    col: str | None
+    name: str
+
+    def __post_init__(self) -> None:
+        if self.fn not in AGG_FUNCTIONS:
+            raise ValueError(f"unknown aggregate {self.fn!r} (one of {', '.join(AGG_FUNCTIONS)})")
+        if self.col is None and self.fn != "count":
+            raise ValueError(f"{self.fn} needs a column")
+        if self.col is not None and (not isinstance(self.col, str) or not self.col):
+            raise TypeError(
+                f"the argument of {self.fn} must be a column name (a non-empty str), "
+                f"not {self.col!r}"
+            )
+        if not isinstance(self.name, str) or not self.name:
+            raise ValueError(f"an output name must be a non-empty string, not {self.name!r}")
+
+    def alias(self, name: str) -> AggSpec:
+        """The same aggregate with output column ``name``."""
+        if not isinstance(name, str) or not name:
+            raise ValueError(f"an alias must be a non-empty string, not {name!r}")
+        return dataclasses.replace(self, name=name)
+
+
+def _agg(fn: str, col: str, label: str | None = None) -> AggSpec:
+    if not isinstance(col, str):
+        raise TypeError(f"{fn} takes a column name (a str), not {type(col).__name__}")
+    return AggSpec(fn, col, f"{label or fn}({col})")
+
+
+def count(col: str | None = None) -> AggSpec:
+    """Rows (``count()``, ``count("*")``: Spark's ``count(1)``) or non-null values of ``col``.
+
+    >>> count().name, count("bidder").name
+    ('count(1)', 'count(bidder)')
+    """
+    if col is None or col == "*":
+        return AggSpec("count", None, "count(1)")
+    return _agg("count", col)
+
+
+def sum(col: str) -> AggSpec:
+    """Sum of ``col``: BIGINT for integers (ANSI: overflow is an error), DOUBLE for floats,
+    ``DECIMAL(min(38, p+10), s)`` for decimals; null when the window has no non-null value.
+
+    >>> sum("price").name
+    'sum(price)'
+    """
+    return _agg("sum", col)
+
+
+def avg(col: str) -> AggSpec:
+    """Mean of ``col``: DOUBLE, or ``DECIMAL(min(38, p+4), min(38, s+4))`` for decimals.
+
+    >>> avg("price").name
+    'avg(price)'
+    """
+    return _agg("avg", col)
+
+
+def min(col: str) -> AggSpec:
+    """Smallest value of ``col`` (its type; NaN is the largest float; strings bytewise).
+
+    >>> min("price").name
+    'min(price)'
+    """
+    return _agg("min", col)
+
+
+def max(col: str) -> AggSpec:
+    """Largest value of ``col`` (its type; NaN is the largest float; strings bytewise).
+
+    >>> max("price").name
+    'max(price)'
+    """
+    return _agg("max", col)
+
+
+def count_distinct(col: str) -> AggSpec:
+    """Number of distinct non-null values of ``col`` (0 when there are none).
+
+    >>> count_distinct("bidder").name
+    'count(DISTINCT bidder)'
+    """
+    if not isinstance(col, str):
+        raise TypeError(f"count_distinct takes a column name (a str), not {type(col).__name__}")
+    return AggSpec("count_distinct", col, f"count(DISTINCT {col})")
+
+
+def first_value(col: str) -> AggSpec:
+    """The non-null value of ``col`` with the smallest event time (ties: the smallest value).
+
+    >>> first_value("price").name
+    'first_value(price)'
+    """
+    return _agg("first_value", col)
+
+
+def last_value(col: str) -> AggSpec:
+    """The non-null value of ``col`` with the largest event time (ties: the largest value).
+
+    >>> last_value("price").name
+    'last_value(price)'
+    """
+    return _agg("last_value", col)
