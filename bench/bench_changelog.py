@@ -53,8 +53,8 @@ import pyarrow.parquet as pq
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-import _streaming as streaming  # noqa: E402
-from _streaming import StreamRun, median, p90, pooled, verdict  # noqa: E402
+import spark_runs  # noqa: E402
+from spark_runs import StreamRun, median, p90, pooled, verdict  # noqa: E402
 
 CACHE = os.path.join(os.environ.get("TMPDIR", "/tmp"), "sliceflow-bench-changelog")
 SCHEMA = "auction BIGINT, price BIGINT, bidder BIGINT"
@@ -113,12 +113,12 @@ def write_batches(root: str, batches: int, rows: int, keys: int, seed: int = 7) 
     made = 0
     for i, name in enumerate(names):
         if not os.path.exists(os.path.join(folder, name)):
-            streaming.write_batch_file(batch_table(i, rows, keys, seed), folder, name)
+            spark_runs.write_batch_file(batch_table(i, rows, keys, seed), folder, name)
             made += 1
     # Always reset: increasing and within seconds of each other.
-    streaming.stamp_in_order(folder, names)
+    spark_runs.stamp_in_order(folder, names)
     if made:
-        streaming.log(
+        spark_runs.log(
             f"data: wrote {made} micro-batch files of {rows:,} bids ({keys:,} keys) to {folder} "
             f"in {time.perf_counter() - t0:.1f}s"
         )
@@ -130,7 +130,7 @@ def keys_seen(folder: str, n: int, keys: int) -> list[int]:
     a query holds state for after each micro-batch (the same for every competitor)."""
     seen = np.zeros(keys, dtype=bool)
     out = []
-    for name in streaming.batch_files(folder, n):
+    for name in spark_runs.batch_files(folder, n):
         col = pq.read_table(os.path.join(folder, name), columns=["auction"])["auction"]
         seen[col.to_numpy()] = True
         out.append(int(seen.sum()))
@@ -338,14 +338,14 @@ def check_part(spark, part: str, make: Callable, root: str) -> str:
 
     rows, keys, batches = 2_000, 300, 3
     folder = write_batches(os.path.join(root, "check"), batches, rows, keys)
-    frame = make(streaming.file_stream(spark, SCHEMA, folder).select("auction", "price"))
+    frame = make(spark_runs.file_stream(spark, SCHEMA, folder).select("auction", "price"))
     got: list[tuple[int, Any]] = []
 
     def collect(batch_df, batch_id):
         got.extend((batch_id, r) for r in batch_df.collect())
 
-    with streaming.scratch_checkpoint(root, f"check-{part}-") as checkpoint:
-        progresses, wall = streaming.run_query(
+    with spark_runs.scratch_checkpoint(root, f"check-{part}-") as checkpoint:
+        progresses, wall = spark_runs.run_query(
             frame, lambda w: w.foreachBatch(collect), checkpoint, OUTPUT_MODE[part]
         )
     progresses = with_rows(progresses)
@@ -379,7 +379,7 @@ def with_rows(progresses: list[dict]) -> list[dict]:
 
 
 def bench(args, keys_list: list[int], parts: list[str]) -> tuple[str, dict[str, Any]]:
-    streaming.share_sliceflow_with_workers()
+    spark_runs.share_sliceflow_with_workers()
     root = args.data_dir or CACHE
     os.makedirs(root, exist_ok=True)
     changelog_agg, why_not = sliceflow_api()
@@ -388,17 +388,17 @@ def bench(args, keys_list: list[int], parts: list[str]) -> tuple[str, dict[str, 
         for part in ("sliceflow", "sliceflow-off"):
             if part in parts:
                 skipped[part] = why_not
-                streaming.log(f"SKIPPING {part}: {why_not}")
+                spark_runs.log(f"SKIPPING {part}: {why_not}")
         parts = [p for p in parts if p not in skipped]
 
-    spark = streaming.streaming_session(
+    spark = spark_runs.streaming_session(
         "sliceflow-bench-changelog",
         args.shuffle_partitions,
         max(100, 2 * args.batches),
         args.conf,
     )
-    load = streaming.LoadSampler()
-    settings = streaming.session_settings(spark)
+    load = spark_runs.LoadSampler()
+    settings = spark_runs.session_settings(spark)
     # Not a registered SQL conf (RocksDBConf reads it): unset unless --conf sets it.
     settings[CHANGELOG_CKPT] = spark.conf.get(CHANGELOG_CKPT, None)
 
@@ -433,18 +433,19 @@ def bench(args, keys_list: list[int], parts: list[str]) -> tuple[str, dict[str, 
                 if not part.startswith("sliceflow"):
                     raise
                 skipped[part] = f"the check failed: {type(e).__name__}: {str(e)[:300]}"
-                streaming.log(f"SKIPPING {part}: {skipped[part]}")
+                spark_runs.log(f"SKIPPING {part}: {skipped[part]}")
                 continue
-            streaming.log(f"  check {part}: ok, {note}")
+            spark_runs.log(f"  check {part}: ok, {note}")
         parts = [p for p in parts if p not in skipped]
 
     def noop_query(part: str, folder: str, n: int, keys: int):
         """``part`` over the first ``n`` files of ``folder`` into the noop sink: its
         progresses, wall time and what it left in its checkpoint."""
-        view = streaming.first_files(folder, n, os.path.join(os.path.dirname(folder), f"first-{n}"))
-        frame = make(part)(streaming.file_stream(spark, SCHEMA, view).select("auction", "price"))
-        with streaming.scratch_checkpoint(root, f"ck-{part}-k{keys}-") as checkpoint:
-            progresses, wall = streaming.run_query(
+        first = os.path.join(os.path.dirname(folder), f"first-{n}")
+        view = spark_runs.first_files(folder, n, first)
+        frame = make(part)(spark_runs.file_stream(spark, SCHEMA, view).select("auction", "price"))
+        with spark_runs.scratch_checkpoint(root, f"ck-{part}-k{keys}-") as checkpoint:
+            progresses, wall = spark_runs.run_query(
                 frame, lambda w: w.format("noop"), checkpoint, OUTPUT_MODE[part]
             )
             return with_rows(progresses), wall, checkpoint_files(checkpoint)
@@ -457,7 +458,7 @@ def bench(args, keys_list: list[int], parts: list[str]) -> tuple[str, dict[str, 
         for part in parts:
             n = min(args.warmup, 2) if part == "pandas" else args.warmup  # ~10-20 s each
             _, wall, _ = noop_query(part, folder, n, keys_list[0])
-            streaming.log(f"  warm-up {part}: {n} micro-batches, {wall:.1f}s")
+            spark_runs.log(f"  warm-up {part}: {n} micro-batches, {wall:.1f}s")
 
     runs: dict[tuple[int, str], list[Run]] = {}
     seen: dict[int, list[int]] = {}
@@ -476,9 +477,9 @@ def bench(args, keys_list: list[int], parts: list[str]) -> tuple[str, dict[str, 
                 if part in metric_readers:
                     run.counters = metric_readers.pop(part)()
                 if len(progresses) != n:
-                    streaming.log(f"WARNING {part}: {len(progresses)} micro-batches, expected {n}")
+                    spark_runs.log(f"WARNING {part}: {len(progresses)} micro-batches, expected {n}")
                 runs.setdefault((keys, part), []).append(run)
-                streaming.log(
+                spark_runs.log(
                     f"  {keys:,} keys, round {round_ + 1}/{args.repeat}, {part}: "
                     f"{len(run.timed)} timed micro-batches, median {median(run.timed):.3f}s "
                     f"(addBatch {median(run.timed_add):.3f}s), state rows {run.state_rows[-1]:,}, "
@@ -573,7 +574,7 @@ def report(args, keys_list, runs, skipped, settings, seen) -> tuple[str, dict[st
     load = settings.get("load") or []
     if load:
         out.append("")
-        out.append(streaming.load_note(load))
+        out.append(spark_runs.load_note(load))
 
     # the issue's targets and the other ratios, same run
     out.append("")
@@ -595,7 +596,7 @@ def report(args, keys_list, runs, skipped, settings, seen) -> tuple[str, dict[st
                 continue
             r = m[a] / m[b]
             text = f"{name} {r:.2f}x"
-            rr = streaming.round_by_round(runs[(keys, a)], runs[(keys, b)])
+            rr = spark_runs.round_by_round(runs[(keys, a)], runs[(keys, b)])
             if rr:
                 text += f", round by round {rr}"
             if target and keys == TARGET_KEYS:
@@ -619,8 +620,8 @@ def report(args, keys_list, runs, skipped, settings, seen) -> tuple[str, dict[st
     ]
     if grow:
         stop = min(len(r.trigger_s) for _, _, rs in grow for r in rs)
-        pieces = streaming.chunks(1, stop, 4)
-        heads = streaming.stretch_heads(pieces)
+        pieces = spark_runs.chunks(1, stop, 4)
+        heads = spark_runs.stretch_heads(pieces)
         out += [
             "",
             "Time per micro-batch as the state grows (median over the micro-batches of each "
@@ -725,7 +726,7 @@ def main(argv: list[str] | None = None) -> None:
         type=int,
         help="micro-batches of one untimed full-size query per competitor (default 3; 0: none)",
     )
-    streaming.add_output_args(parser, CACHE)
+    spark_runs.add_output_args(parser, CACHE)
     args = parser.parse_args(argv)
 
     q = args.quick
@@ -743,7 +744,7 @@ def main(argv: list[str] | None = None) -> None:
         if p not in PARTS:
             raise SystemExit(f"unknown part {p!r}; parts: {','.join(PARTS)}")
 
-    streaming.run_and_publish(
+    spark_runs.run_and_publish(
         "bench/bench_changelog.py", argv, args, "changelog", lambda: bench(args, keys_list, parts)
     )
 

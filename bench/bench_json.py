@@ -23,12 +23,9 @@ them alike; the tables show medians.
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import gc
 import io
 import os
-import platform
-import shlex
 import statistics
 import sys
 import tempfile
@@ -38,6 +35,7 @@ from typing import Any
 
 import pyarrow as pa
 from readme_blocks import write_block
+from run_info import run_header
 
 # polars sizes its thread pool when it is first imported: one thread, for the one-core kernel.
 os.environ["POLARS_MAX_THREADS"] = "1"
@@ -50,33 +48,6 @@ SPARK_TARGETS = {"from_json": 2.5, "data source": 2.0}
 
 # ---------------------------------------------------------------------------------------------
 # helpers
-
-
-def machine() -> str:
-    model = "unknown CPU"
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    model = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    return f"{os.cpu_count()} CPUs ({model}), {platform.system()} {platform.release()}"
-
-
-def versions() -> str:
-    parts = [f"Python {platform.python_version()}", f"pyarrow {pa.__version__}"]
-    for name in ("polars", "pyspark"):
-        try:
-            module = __import__(name)
-            parts.append(f"{name} {module.__version__}")
-        except ImportError:
-            pass
-    import sliceflow
-
-    parts.append(f"sliceflow {sliceflow.__version__} ({os.path.dirname(sliceflow.__file__)})")
-    return ", ".join(parts)
 
 
 def interleaved(
@@ -411,13 +382,13 @@ def with_cpu_split(job: Callable[[], Any], samples: list[tuple[float, float]]) -
 def bench_spark(
     rows: int, files: int, repeats: int, data_dir: str | None, batch_rows: int | None
 ) -> tuple[str, dict[str, Any]]:
-    from _streaming import share_sliceflow_with_workers  # imports this module: not at the top
+    from spark_runs import share_sliceflow_with_workers
 
     share_sliceflow_with_workers()
     from pyspark.sql import functions as F
 
     import sliceflow.spark as sfs
-    from sliceflow.spark.types import resolve_schema
+    from sliceflow.schemas import resolve_schema
     from sliceflow.testing import BID_DDL, write_bids
     from sliceflow.testing.spark import local_session
 
@@ -561,26 +532,6 @@ def bench_spark(
 
 # ---------------------------------------------------------------------------------------------
 # README
-
-
-def run_header(script: str, argv: list[str] | None, note: str | None) -> tuple[str, str]:
-    """The command line that ran ``script`` (as a reader would retype it) and the header of its
-    results: when, the command, the machine and the versions, then ``note``."""
-    given = list(sys.argv[1:] if argv is None else argv)
-    if "--note" in given:  # shown on its own line below
-        at = given.index("--note")
-        del given[at : at + 2]
-    given = [g for g in given if not g.startswith("--note=")]
-    command = shlex.join(["python", script, *given])
-    if os.environ.get("PYTHONPATH"):
-        command = f"PYTHONPATH={shlex.quote(os.environ['PYTHONPATH'])} {command}"
-    header = (
-        f"Run {dt.datetime.now():%Y-%m-%d %H:%M}: `{command}`\n\n"
-        f"Machine: {machine()}; {versions()}."
-    )
-    if note:
-        header += f"\n\n{note}"
-    return command, header
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -48,9 +48,10 @@ from readme_blocks import write_block
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-import _streaming as streaming  # noqa: E402
-from _streaming import DAY, HOUR, MINUTE, SECOND, human  # noqa: E402
-from bench_json import machine, pin_to_one_cpu, run_header, unpin  # noqa: E402
+import spark_runs  # noqa: E402
+from bench_json import pin_to_one_cpu, unpin  # noqa: E402
+from run_info import machine, run_header  # noqa: E402
+from spark_runs import DAY, HOUR, MINUTE, SECOND, human  # noqa: E402
 
 #: Event time starts here (the Nexmark generator's epoch), in µs since 1970.
 EPOCH_US = int(dt.datetime(2026, 11, 23, tzinfo=dt.timezone.utc).timestamp()) * SECOND
@@ -249,7 +250,7 @@ def bench_spark(
     with_sliceflow: bool,
     shuffle_partitions: int | None,
 ) -> tuple[str, dict[str, Any]]:
-    streaming.share_sliceflow_with_workers()
+    spark_runs.share_sliceflow_with_workers()
     from pyspark.sql import functions as F
 
     from sliceflow.testing.spark import local_session
@@ -268,7 +269,7 @@ def bench_spark(
     aqe = spark.conf.get("spark.sql.adaptive.enabled")
 
     def spark_window(case: Case):
-        return streaming.spark_window_agg(
+        return spark_runs.spark_window_agg(
             df, case.size, None if case.kind == "tumble" else case.slide
         )
 

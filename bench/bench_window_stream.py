@@ -49,8 +49,8 @@ import pyarrow.parquet as pq
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-import _streaming as streaming  # noqa: E402
-from _streaming import (  # noqa: E402
+import spark_runs  # noqa: E402
+from spark_runs import (  # noqa: E402
     DAY,
     HOUR,
     MINUTE,
@@ -170,18 +170,18 @@ def write_workload(root: str, w: Workload, rate: int, seed: int = 42) -> str:
                     "ts": batch.column("dateTime"),
                 }
             )
-            streaming.write_batch_file(table, folder, name)
-        streaming.log(
+            spark_runs.write_batch_file(table, folder, name)
+        spark_runs.log(
             f"data: wrote {w.batches} files of {w.rows:,} bids ({w.auctions:,} auctions, "
             f"{rate:,} bids per minute of event time) to {folder} in "
             f"{time.perf_counter() - t0:.1f}s"
         )
-    streaming.stamp_in_order(folder, names)
+    spark_runs.stamp_in_order(folder, names)
     return folder
 
 
 def read_batches(folder: str, n: int) -> list[pa.Table]:
-    return [pq.read_table(os.path.join(folder, name)) for name in streaming.batch_files(folder, n)]
+    return [pq.read_table(os.path.join(folder, name)) for name in spark_runs.batch_files(folder, n)]
 
 
 def keys_seen(folder: str, n: int) -> list[int]:
@@ -234,7 +234,7 @@ def aggregate(src, q: Query, *, buckets: int | None = None, metrics: Any = None)
         if metrics is not None:
             extra["metrics"] = metrics
         return window_agg(src, sf_spec(q), by=["auction"], aggs=sf_aggs(), **extra)
-    return streaming.spark_window_agg(src, q.size, None if q.kind == "tumble" else q.slide)
+    return spark_runs.spark_window_agg(src, q.size, None if q.kind == "tumble" else q.slide)
 
 
 def ref_window(q: Query):
@@ -292,7 +292,7 @@ def check_query(spark, q: Query, folder: str, batches: int, delay_us: int, root:
     from sliceflow.testing.window_reference import RefAgg
     from sliceflow.testing.window_stream_reference import stream_reference
 
-    src = streaming.file_stream(spark, SCHEMA, folder).withWatermark(
+    src = spark_runs.file_stream(spark, SCHEMA, folder).withWatermark(
         "ts", f"{delay_us // 1000} milliseconds"
     )
     frame = aggregate(src, q).select("window_start", "window_end", "auction", "cnt", "s", "m")
@@ -301,8 +301,10 @@ def check_query(spark, q: Query, folder: str, batches: int, delay_us: int, root:
     def collect(batch_df, batch_id):
         got.setdefault(batch_id, []).extend(tuple(r) for r in batch_df.collect())
 
-    with streaming.scratch_checkpoint(root, f"check-{q.name}-") as checkpoint:
-        progresses, wall = streaming.run_query(frame, lambda w: w.foreachBatch(collect), checkpoint)
+    with spark_runs.scratch_checkpoint(root, f"check-{q.name}-") as checkpoint:
+        progresses, wall = spark_runs.run_query(
+            frame, lambda w: w.foreachBatch(collect), checkpoint
+        )
     inputs = read_batches(folder, batches)
     ref = stream_reference(
         inputs,
@@ -444,17 +446,17 @@ def profile_steps(
 
 
 def bench(args) -> tuple[str, dict[str, Any]]:
-    streaming.share_sliceflow_with_workers()
+    spark_runs.share_sliceflow_with_workers()
     from sliceflow.spark.window_agg import WindowMetrics
 
     root = args.data_dir or CACHE
     os.makedirs(root, exist_ok=True)
     load_at_start = os.getloadavg()
-    spark = streaming.streaming_session(
+    spark = spark_runs.streaming_session(
         "sliceflow-bench-window-stream", args.shuffle_partitions, 1000, args.conf
     )
-    load = streaming.LoadSampler()
-    settings = streaming.session_settings(spark)
+    load = spark_runs.LoadSampler()
+    settings = spark_runs.session_settings(spark)
     from sliceflow.spark.window_agg import default_buckets
 
     settings["buckets"] = args.buckets or default_buckets(spark)
@@ -467,25 +469,25 @@ def bench(args) -> tuple[str, dict[str, Any]]:
         folder = write_workload(os.path.join(root, "check"), w, rate=args.check_rows)
         for name in args.check_queries:
             note = check_query(spark, QUERIES[name], folder, w.batches, delay_us, root)
-            streaming.log(f"  check {name}: ok, {note}")
+            spark_runs.log(f"  check {name}: ok, {note}")
 
     def timed_query(
         name: str, w: Workload, folder: str, buckets: int | None, batches: int | None = None
     ) -> Run:
         q = QUERIES[name]
-        src = streaming.file_stream(spark, SCHEMA, folder).withWatermark(
+        src = spark_runs.file_stream(spark, SCHEMA, folder).withWatermark(
             "ts", f"{args.delay_ms} milliseconds"
         )
         metrics = WindowMetrics(spark) if q.engine == "sliceflow" else None
         frame = aggregate(src, q, buckets=buckets, metrics=metrics)
-        with streaming.scratch_checkpoint(root, f"ck-{name}-{w.key}-") as checkpoint:
-            progresses, wall = streaming.run_query(frame, lambda wr: wr.format("noop"), checkpoint)
+        with spark_runs.scratch_checkpoint(root, f"ck-{name}-{w.key}-") as checkpoint:
+            progresses, wall = spark_runs.run_query(frame, lambda wr: wr.format("noop"), checkpoint)
         run = to_run(name, w, progresses, wall)
         if metrics is not None:
             run.counters = metrics.value
         expected = batches or w.batches
         if len(run.trigger_s) != expected:
-            streaming.log(
+            spark_runs.log(
                 f"WARNING {name}: {len(run.trigger_s)} micro-batches with data, expected {expected}"
             )
         return run
@@ -495,7 +497,7 @@ def bench(args) -> tuple[str, dict[str, Any]]:
         folder = write_workload(root, w, args.rate)
         if n is None or n >= w.batches:
             return folder
-        return streaming.first_files(folder, n, os.path.join(folder, f"first-{n}"))
+        return spark_runs.first_files(folder, n, os.path.join(folder, f"first-{n}"))
 
     if args.warmup and args.workloads:
         # The JVM compiles its hot paths in the first full-size queries: one untimed query per
@@ -504,7 +506,7 @@ def bench(args) -> tuple[str, dict[str, Any]]:
         n = min(args.warmup, w.batches)
         for name in all_queries:
             run = timed_query(name, w, folder_of(w, n), args.buckets, n)
-            streaming.log(f"  warm-up {name}: {n} micro-batches, {run.wall_s:.1f}s")
+            spark_runs.log(f"  warm-up {name}: {n} micro-batches, {run.wall_s:.1f}s")
 
     runs: dict[tuple[str, str], list[Run]] = {}  # (workload key, query) -> rounds
     failed: dict[tuple[str, str], str] = {}  # (workload key, query) -> why
@@ -543,10 +545,10 @@ def bench(args) -> tuple[str, dict[str, Any]]:
                     why = str(e).strip()
                     cause = [ln.strip() for ln in why.splitlines() if "Error" in ln]
                     failed[(w.key, name)] = (cause[-1] if cause else why.splitlines()[0])[:300]
-                    streaming.log(f"FAILED {name} on {w.label}: {failed[(w.key, name)]}")
+                    spark_runs.log(f"FAILED {name} on {w.label}: {failed[(w.key, name)]}")
                     continue
                 runs.setdefault((w.key, name), []).append(run)
-                streaming.log(
+                spark_runs.log(
                     f"  {w.label} ({w.auctions:,} auctions), round {round_ + 1}/{args.repeat}, "
                     f"{name}: median {median(run.timed):.3f}s per micro-batch, "
                     f"wall {run.wall_s:.1f}s, {run.windows_emitted:,} windows, "
@@ -573,10 +575,10 @@ def bench(args) -> tuple[str, dict[str, Any]]:
                     arrow_batch,
                 )
                 if times is None:
-                    streaming.log(f"  no profile: {why}")
+                    spark_runs.log(f"  no profile: {why}")
                     break
                 meta.setdefault("profile", {})[name] = times
-                streaming.log(f"  profile {w.label}, {name}: {time.perf_counter() - t0:.1f}s")
+                spark_runs.log(f"  profile {w.label}, {name}: {time.perf_counter() - t0:.1f}s")
     return report(args, runs, failed, info, settings)
 
 
@@ -682,7 +684,7 @@ def report(args, runs, failed, info, settings) -> tuple[str, dict[str, Any]]:
         ]
     load = settings.get("load") or []
     if load:
-        out += ["", streaming.load_note(load, settings.get("load_at_start"))]
+        out += ["", spark_runs.load_note(load, settings.get("load_at_start"))]
 
     # the targets, per workload
     lines = []
@@ -694,7 +696,7 @@ def report(args, runs, failed, info, settings) -> tuple[str, dict[str, Any]]:
             if a in m and b in m:
                 r = m[a] / m[b]
                 ok = r <= limit if how == "le" else r >= limit
-                rr = streaming.round_by_round(runs[(key, a)], runs[(key, b)])
+                rr = spark_runs.round_by_round(runs[(key, a)], runs[(key, b)])
                 bits.append(
                     f"{what} {r:.2f}x"
                     + (f", round by round {rr}" if rr else "")
@@ -791,8 +793,8 @@ def report(args, runs, failed, info, settings) -> tuple[str, dict[str, Any]]:
             if not names:
                 continue
             stop = min(len(r.trigger_s) for n in names for r in runs[(key, n)])
-            pieces = streaming.chunks(1, stop, 4)
-            heads = streaming.stretch_heads(pieces)
+            pieces = spark_runs.chunks(1, stop, 4)
+            heads = spark_runs.stretch_heads(pieces)
             out += [
                 f"| {w.label} bids | " + " | ".join(heads) + " | last / first |",
                 "|---|" + "---:|" * (len(pieces) + 1),
@@ -939,7 +941,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--check-queries", help="queries checked against the model (default: every query run)"
     )
-    streaming.add_output_args(parser, CACHE)
+    spark_runs.add_output_args(parser, CACHE)
     args = parser.parse_args(argv)
 
     q = args.quick
@@ -976,7 +978,7 @@ def main(argv: list[str] | None = None) -> None:
         if w.batches < 2:
             raise SystemExit("every workload needs >= 2 micro-batches (the first is start-up)")
 
-    streaming.run_and_publish(
+    spark_runs.run_and_publish(
         "bench/bench_window_stream.py", argv, args, README_BLOCK, lambda: bench(args)
     )
 

@@ -2,7 +2,7 @@
 (bench_changelog.py, bench_window_stream.py): micro-batch files, the session, one query run to
 its end and its progress, load sampling, small statistics, and printing / saving the report.
 
-Imported by the scripts as ``from _streaming import ...`` (the scripts' folder is on the path,
+Imported by the scripts as ``import spark_runs`` (the scripts' folder is on the path,
 as for ``readme_blocks``); pyspark and sliceflow are imported where used, so that ``--help``
 needs neither.
 """
@@ -25,8 +25,8 @@ from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-from bench_json import machine, run_header
 from readme_blocks import write_block
+from run_info import machine, run_header
 
 #: The state store every streaming query of the benchmarks uses.
 ROCKSDB = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
