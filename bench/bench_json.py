@@ -141,18 +141,11 @@ def bench_kernel(rows: int, repeats: int, cpu: int) -> tuple[str, dict[str, Any]
         del lines
         mb = len(data) / 1e6
         arrow_schema = sj.to_arrow_schema(BID_DDL)
-        polars_schema = {
-            "auction": pl.Int64,
-            "bidder": pl.Int64,
-            "price": pl.Int64,
-            "channel": pl.String,
-            "url": pl.String,
-            # polars parses "2026-11-23 00:00:00.000" itself into a timestamp, but slowly (it
-            # guesses the format value by value); reading a string and converting it with an
-            # explicit format gives the same column much faster: both are timed.
-            "dateTime": pl.Datetime("us", "UTC"),
-            "extra": pl.String,
-        }
+        # The same types as polars sees them (dateTime: Datetime("us", "UTC")).
+        polars_schema = dict(pl.from_arrow(arrow_schema.empty_table()).schema)
+        # polars parses "2026-11-23 00:00:00.000" itself into a timestamp, but slowly (it
+        # guesses the format value by value); reading a string and converting it with an
+        # explicit format gives the same column much faster: both are timed.
         polars_string_schema = {**polars_schema, "dateTime": pl.String}
         stamp = pl.col("dateTime").str.to_datetime(
             "%Y-%m-%d %H:%M:%S%.3f", time_unit="us", time_zone="UTC"

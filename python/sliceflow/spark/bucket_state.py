@@ -22,7 +22,7 @@ from pyspark.sql.streaming.stateful_processor import StatefulProcessor, Stateful
 
 from sliceflow.changelog import GlobalPhase
 from sliceflow.changelog_plan import ChangelogPlan
-from sliceflow.spark.memory_conf import apply_in_worker
+from sliceflow.spark.tasks import TaskContext
 
 __all__ = [
     "PACKED_SCHEMA",
@@ -104,15 +104,13 @@ class BucketProcessor(StatefulProcessor):
     def __init__(
         self,
         cp: ChangelogPlan,
-        accumulator: Any = None,
-        memory_limits: dict[str, str] | None = None,
+        task: TaskContext,
     ) -> None:
         self._cp = cp
-        self._memory_limits = dict(memory_limits or {})
-        self._accumulator = accumulator
+        self._task = task
 
     def init(self, handle: StatefulProcessorHandle) -> None:
-        apply_in_worker(self._memory_limits)
+        self._task.start()
         self._state = handle.getValueState(STATE_NAME, _STATE_SCHEMA)
         self._phase = GlobalPhase(self._cp, "changelog")
         self._stats: dict[str, int] = {}
@@ -136,10 +134,8 @@ class BucketProcessor(StatefulProcessor):
             self._state.update((phase.dump(),))
         else:
             self._state.clear()
-        if self._accumulator is not None:
-            stats = phase.stats()
-            stats["buckets_touched"] = 1
-            self._accumulator.add(stats)
+        if self._task.accumulator is not None:
+            self._task.report({**phase.stats(), "buckets_touched": 1})
 
     def close(self) -> None:
         pass

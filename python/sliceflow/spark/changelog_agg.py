@@ -19,7 +19,6 @@ Python call (and no state-store round trip) per key. All per-row work is in the 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import Any
 
 import pyarrow as pa
 from pyspark.sql import DataFrame
@@ -38,10 +37,10 @@ from sliceflow.kernels import conform
 from sliceflow.spark.bucket_labels import bucket_labels, check_buckets
 from sliceflow.spark.bucket_state import PACKED_SCHEMA, BucketProcessor, pack_by_bucket
 from sliceflow.spark.columns import input_schema, quote, resolver
-from sliceflow.spark.memory_conf import apply_in_worker
 from sliceflow.spark.metrics import ChangelogMetrics
 from sliceflow.spark.session_settings import SessionSettings
 from sliceflow.spark.state_store import buckets_from_conf, check_state_store
+from sliceflow.spark.tasks import TaskContext
 from sliceflow.spark_types import spark_struct
 
 __all__ = ["ChangelogMetrics", "changelog_agg"]
@@ -129,15 +128,11 @@ def changelog_agg(
         ansi=settings.ansi,
     )
     accumulator = metrics.accumulator if metrics is not None else None
-    memory_limits = settings.memory_limits
+    task = TaskContext(settings.memory_limits, accumulator)
 
     def encode_fn(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        apply_in_worker(memory_limits)
-        stats: dict[str, int] | None = {} if accumulator is not None else None
         inputs = (conform(b, cp.input_schema) for b in batches)
-        yield from encode(cp, inputs, stats)
-        if accumulator is not None and stats:
-            accumulator.add(stats)
+        return task.run(lambda stats: encode(cp, inputs, stats))
 
     labels = bucket_labels(buckets) if df.isStreaming else None
 
@@ -152,26 +147,21 @@ def changelog_agg(
     if df.isStreaming:
         check_state_store(conf, "changelog_agg")
         packed = selected.mapInArrow(encode_packed_fn, spark_struct(PACKED_SCHEMA))
-        return _streaming(cp, packed, output_struct, accumulator, memory_limits)
+        return _streaming(cp, packed, output_struct, task)
     deltas = selected.mapInArrow(encode_fn, spark_struct(cp.delta_schema))
-    return _batch(cp, deltas, output_struct, accumulator, memory_limits)
+    return _batch(cp, deltas, output_struct, task)
 
 
 def _batch(
-    cp: ChangelogPlan,
-    deltas: DataFrame,
-    output: T.StructType,
-    accumulator: Any,
-    memory_limits: dict[str, str],
+    cp: ChangelogPlan, deltas: DataFrame, output: T.StructType, task: TaskContext
 ) -> DataFrame:
     def final_fn(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        apply_in_worker(memory_limits)
+        task.start()
         phase = GlobalPhase(cp, "final")
         for batch in batches:
             yield from phase.add(batch)
         yield from phase.finish()
-        if accumulator is not None:
-            accumulator.add(phase.stats())
+        task.report(phase.stats())
 
     final_fn.__name__ = "changelog_agg_final"
     # Rows of a key from one input partition keep their order through the shuffle.
@@ -179,13 +169,9 @@ def _batch(
 
 
 def _streaming(
-    cp: ChangelogPlan,
-    deltas: DataFrame,
-    output: T.StructType,
-    accumulator: Any,
-    memory_limits: dict[str, str],
+    cp: ChangelogPlan, deltas: DataFrame, output: T.StructType, task: TaskContext
 ) -> DataFrame:
-    processor = BucketProcessor(cp, accumulator, memory_limits)
+    processor = BucketProcessor(cp, task)
     return deltas.groupBy("__bucket").transformWithStateInPandas(
         statefulProcessor=processor,
         outputStructType=output,

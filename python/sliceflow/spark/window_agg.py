@@ -28,10 +28,10 @@ from sliceflow.kernels import conform
 from sliceflow.spark import window_streaming
 from sliceflow.spark.bucket_labels import check_buckets
 from sliceflow.spark.columns import input_schema, quote, resolver
-from sliceflow.spark.memory_conf import apply_in_worker
 from sliceflow.spark.metrics import WindowMetrics
 from sliceflow.spark.session_settings import SessionSettings
 from sliceflow.spark.state_store import buckets_from_conf, check_state_store
+from sliceflow.spark.tasks import TaskContext
 from sliceflow.spark_types import spark_struct
 from sliceflow.window_phases import global_phase, local_phase
 from sliceflow.window_plan import DEFAULT_BUNDLE_BYTES, DEFAULT_BUNDLE_ROWS, build_plan
@@ -140,7 +140,7 @@ def window_agg(
     partial_struct = spark_struct(wp.partial_schema)
     output_struct = spark_struct(wp.output_schema)
     accumulator = metrics.accumulator if metrics is not None else None
-    memory_limits = settings.memory_limits
+    task = TaskContext(settings.memory_limits, accumulator)
     if df.isStreaming:
         _check_watermark(df, spec.time_col)
         check_state_store(spark.conf, "window_agg")
@@ -154,27 +154,19 @@ def window_agg(
             output_struct,
             emit=emit,
             buckets=buckets,
-            accumulator=accumulator,
-            memory_limits=memory_limits,
+            task=task,
         )
 
     def local_fn(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        apply_in_worker(memory_limits)
-        stats: dict[str, int] | None = {} if accumulator is not None else None
         inputs = (conform(b, wp.input_schema) for b in batches)
-        yield from local_phase(wp, inputs, stats)
-        if accumulator is not None and stats:
-            accumulator.add(stats)
+        return task.run(lambda stats: local_phase(wp, inputs, stats))
 
     def global_fn(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        apply_in_worker(memory_limits)
-        stats: dict[str, int] | None = {} if accumulator is not None else None
-        fired = global_phase(wp, batches, stats)
-        if emit == "incremental":
-            fired = _incremental_batches(wp, fired)
-        yield from fired
-        if accumulator is not None and stats:
-            accumulator.add(stats)
+        def fired(stats: dict[str, int] | None) -> Iterator[pa.RecordBatch]:
+            out = global_phase(wp, batches, stats)
+            return _incremental_batches(wp, out) if emit == "incremental" else out
+
+        return task.run(fired)
 
     local_fn.__name__ = "window_agg_local"
     global_fn.__name__ = "window_agg_global"

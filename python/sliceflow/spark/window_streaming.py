@@ -40,7 +40,7 @@ from sliceflow.kernels import conform
 from sliceflow.spark.bucket_labels import bucket_labels
 from sliceflow.spark.bucket_state import PACKED_SCHEMA, pack_by_bucket, to_pandas, unpack
 from sliceflow.spark.columns import quote
-from sliceflow.spark.memory_conf import apply_in_worker
+from sliceflow.spark.tasks import TaskContext
 from sliceflow.spark_types import spark_struct
 from sliceflow.window_plan import WindowPlan
 from sliceflow.window_state import BucketState, advance, read_table, write_table
@@ -116,17 +116,15 @@ class WindowBucketProcessor(StatefulProcessor):
         wp: WindowPlan,
         emit: str,
         buckets: int,
-        accumulator: Any = None,
-        memory_limits: dict[str, str] | None = None,
+        task: TaskContext,
     ) -> None:
         self._wp = wp
-        self._memory_limits = dict(memory_limits or {})
         self._emit = emit
-        self._accumulator = accumulator
+        self._task = task
         self._fingerprint = plan_fingerprint(wp, emit, buckets)
 
     def init(self, handle: StatefulProcessorHandle) -> None:
-        apply_in_worker(self._memory_limits)
+        self._task.start()
         self._handle = handle
         self._state = handle.getValueState(STATE_NAME, _STATE_SCHEMA)
         self._data = handle.getValueState(DATA_STATE_NAME, _DATA_SCHEMA)
@@ -192,8 +190,7 @@ class WindowBucketProcessor(StatefulProcessor):
             if previous is not None and not expired:
                 self._handle.deleteTimer(previous + 1)
             self._handle.registerTimer(state.watermark_ms + 1)
-        if self._accumulator is not None:
-            self._accumulator.add(stats)
+        self._task.report(stats)
         # One frame per kernel output batch: PySpark takes Arrow-backed pandas columns of one
         # chunk only, and memory stays bounded by a batch.
         for batch in out.to_batches():
@@ -209,8 +206,7 @@ def streaming(
     *,
     emit: str,
     buckets: int,
-    accumulator: Any,
-    memory_limits: dict[str, str] | None = None,
+    task: TaskContext,
 ) -> DataFrame:
     """The streaming plan of ``window_agg`` (``df`` is checked and planned already)."""
     bucket = F.pmod(F.hash(*[F.col(quote(k)) for k in by]), F.lit(buckets)) if by else F.lit(0)
@@ -224,7 +220,7 @@ def streaming(
 
     pack_fn.__name__ = "window_agg_pack"
     packed = selected.mapInArrow(pack_fn, spark_struct(PACKED_SCHEMA))
-    processor = WindowBucketProcessor(wp, emit, buckets, accumulator, memory_limits)
+    processor = WindowBucketProcessor(wp, emit, buckets, task)
     return packed.groupBy("__bucket").transformWithStateInPandas(
         statefulProcessor=processor,
         outputStructType=output,
