@@ -10,9 +10,11 @@ import typing
 
 import typing_extensions
 
+import sliceflow.errors
+
 __all__: list[str] = ["Decoder", "MalformedRecordError"]
 
-class MalformedRecordError(ValueError):
+class MalformedRecordError(ValueError, sliceflow.errors.SliceflowError):
     pass
 
 class Decoder:
