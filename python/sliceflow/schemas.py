@@ -8,14 +8,14 @@ decoder can fill.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, TypeAlias
 
 import pyarrow as pa
 
 from sliceflow.errors import SchemaError
 from sliceflow.spark_types import JSON_SCALAR_TYPES, json_arrow_type, spark_type
 
-SchemaLike = str | pa.Schema | Any  # Any: pyspark.sql.types.StructType
+SchemaLike: TypeAlias = str | pa.Schema | Any  # Any: pyspark.sql.types.StructType
 
 _SIMPLE_TYPES: dict[str, pa.DataType] = {
     "BOOLEAN": pa.bool_(),

@@ -22,11 +22,14 @@ pyspark is imported only by the functions that take or make pyspark types, so th
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
 from sliceflow.errors import SchemaError
+
+if TYPE_CHECKING:
+    from pyspark.sql import types as T
 
 __all__ = [
     "JSON_SCALAR_TYPES",
@@ -85,7 +88,7 @@ def spark_type_name(t: pa.DataType) -> str:
     return f"Arrow {t}"
 
 
-def spark_type(dtype: pa.DataType) -> Any:
+def spark_type(dtype: pa.DataType) -> T.DataType:
     """The pyspark type an Arrow type stands for (the inverse of Spark's Arrow conversion; a
     map's keys are STRING, as JSON's are). A KeyError for a type Spark has no name for."""
     from pyspark.sql import types as T
@@ -100,17 +103,18 @@ def spark_type(dtype: pa.DataType) -> Any:
         return T.DecimalType(dtype.precision, dtype.scale)
     if pa.types.is_timestamp(dtype):
         return T.TimestampType() if dtype.tz is not None else T.TimestampNTZType()
-    return getattr(T, _CLASS_OF_ARROW[dtype])()
+    scalar: type[T.DataType] = getattr(T, _CLASS_OF_ARROW[dtype])
+    return scalar()
 
 
-def spark_struct(schema: pa.Schema) -> Any:
+def spark_struct(schema: pa.Schema) -> T.StructType:
     """The pyspark ``StructType`` of an Arrow schema (names, types, nullability)."""
     from pyspark.sql import types as T
 
     return T.StructType([T.StructField(f.name, spark_type(f.type), f.nullable) for f in schema])
 
 
-def arrow_type(dt: Any, time_zone: str, large_var: bool) -> pa.DataType:
+def arrow_type(dt: T.DataType, time_zone: str, large_var: bool) -> pa.DataType:
     """The Arrow type in which Spark's ``mapInArrow`` hands a column of pyspark type ``dt`` to
     Python (TIMESTAMP in ``time_zone``; STRING as ``large_string`` when ``large_var``). A
     ValueError for a type the operators do not take."""
@@ -142,7 +146,7 @@ def arrow_type(dt: Any, time_zone: str, large_var: bool) -> pa.DataType:
     return scalar
 
 
-def json_arrow_type(dt: Any) -> pa.DataType:
+def json_arrow_type(dt: T.DataType) -> pa.DataType:
     """The Arrow type JSON is decoded into for pyspark type ``dt`` (``from_json``'s types:
     TIMESTAMP in UTC, STRING map keys). A :class:`~sliceflow.errors.SchemaError` for a type
     JSON decoding does not produce."""

@@ -18,7 +18,7 @@ from sliceflow.kernels import add_stats
 __all__ = ["ChangelogMetrics", "WindowMetrics", "is_connect_session"]
 
 
-class _CounterParam(AccumulatorParam):
+class _CounterParam(AccumulatorParam[dict[str, int]]):
     """Accumulates dicts of counter name → int by summing per name."""
 
     def zero(self, value: dict[str, int]) -> dict[str, int]:
