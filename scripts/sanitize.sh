@@ -40,7 +40,7 @@ fi
 
 # Date/time parsing against Spark's answers (tests/data/datetime_cases.json), sanitized.
 g++ -std=c++17 -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
-  -fno-omit-frame-pointer -Icpp cpp/json/datetime.cpp tests/cpp/test_datetime.cpp -lsimdjson \
+  -fno-omit-frame-pointer -Icpp cpp/json/datetime/*.cpp tests/cpp/test_datetime.cpp -lsimdjson \
   -o "$build/test_datetime"
 ASAN_OPTIONS=detect_leaks=1 "$build/test_datetime" tests/data/datetime_cases.json | tail -3
 

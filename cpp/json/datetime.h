@@ -17,6 +17,13 @@
 // retry of the from_json defaults copies strings longer than 256 bytes into a reused
 // thread-local buffer. Everything is thread-safe; a compiled DateTimePattern is immutable.
 // See docs/json-datetime.md for the Spark rules and the known differences.
+//
+// The implementation (cpp/json/datetime/) follows Spark's SparkDateTimeUtils,
+// DateTimeFormatterHelper and the parts of java.time they rely on (DateTimeFormatterBuilder,
+// Parsed, ZoneId, ZoneRules) step by step, so that every accept/reject decision and every value
+// matches: calendar.h (date arithmetic), tz_rules.cpp (TZif files, a region's offsets),
+// zone_id.cpp (zone ids, with the generated table zone_ids.inc), cast.cpp (the CAST parsers),
+// pattern_compile.cpp and pattern_parse.cpp (DateTimePattern).
 #pragma once
 
 #include <cstdint>
