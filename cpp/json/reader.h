@@ -7,7 +7,8 @@
 // parser stands after each error: its input position, its current token, its context stack
 // and whether a string token is still unread. This class keeps the same state and changes it
 // in the same order as Jackson does, including at every error. Like Jackson, it reads UTF-16
-// code units, decoded from the bytes the way Java's UTF-8 decoder does it.
+// code units, decoded from the bytes the way Java's UTF-8 decoder does it (java_text.h).
+// reader.cpp holds the tokenizer, reader_numbers.cpp its number parsing.
 #pragma once
 
 #include <cstddef>
@@ -16,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "json/java_text.h"  // decode_utf8_like_java gives the units a Reader reads
 #include "json/options.h"
 
 namespace sliceflow::json {
@@ -34,13 +36,6 @@ enum class Token : uint8_t {
   False,
   Null,
 };
-
-// Decodes UTF-8 into UTF-16 units as Java's InputStreamReader does: each malformed sequence
-// becomes one U+FFFD, with the lengths of Java's decoder (mostly Unicode's "maximal subpart";
-// an encoded surrogate ED A0..BF xx is one replacement, and so is an incomplete sequence at
-// the end of the input). Returns the index of that last replacement for an incomplete
-// sequence at the end (Java's reader hands it over separately), else SIZE_MAX.
-size_t decode_utf8_like_java(std::string_view bytes, std::vector<char16_t>& out);
 
 class Reader {
  public:

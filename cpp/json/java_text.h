@@ -1,0 +1,63 @@
+// How Java and Jackson see text, for the reference reader: UTF-8 decoded into UTF-16 units the
+// way Java's InputStreamReader does it, UTF-16 back to UTF-8 (lone surrogates in their 3-byte
+// form), and the character classes Jackson asks Java about (identifier characters, the
+// characters of unquoted field names). The class tests are O(log ranges); nothing here throws.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sliceflow::json {
+
+// Decodes UTF-8 into UTF-16 units as Java's InputStreamReader does: each malformed sequence
+// becomes one U+FFFD, with the lengths of Java's decoder (mostly Unicode's "maximal subpart";
+// an encoded surrogate ED A0..BF xx is one replacement, and so is an incomplete sequence at
+// the end of the input). Returns the index of that last replacement for an incomplete
+// sequence at the end (Java's reader hands it over separately), else SIZE_MAX.
+size_t decode_utf8_like_java(std::string_view bytes, std::vector<char16_t>& out);
+
+inline bool is_digit(int c) { return c >= '0' && c <= '9'; }
+
+inline int hex_value(int c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// Java 17's Character.isJavaIdentifierPart / isJavaIdentifierStart (UTF-16 units).
+bool java_identifier_part(int c);
+bool java_identifier_start(int c);
+
+// CharTypes.getInputCodeLatin1JsNames: characters allowed in unquoted field names.
+inline bool unquoted_name_char(int c) {
+  if (c < 256) {
+    if (c < 33) return false;
+    return java_identifier_part(c) || c == '@' || c == '#' || c == '*' || c == '-' || c == '+';
+  }
+  return java_identifier_part(c);
+}
+
+// UTF-8 for a code point; a lone surrogate gets its 3-byte form (as in WTF-8).
+inline void append_code_point(std::string& out, uint32_t cp) {
+  if (cp < 0x80) {
+    out.push_back(static_cast<char>(cp));
+  } else if (cp < 0x800) {
+    out.push_back(static_cast<char>(0xC0 | (cp >> 6)));
+    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else if (cp < 0x10000) {
+    out.push_back(static_cast<char>(0xE0 | (cp >> 12)));
+    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else {
+    out.push_back(static_cast<char>(0xF0 | (cp >> 18)));
+    out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  }
+}
+
+}  // namespace sliceflow::json
