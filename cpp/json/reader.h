@@ -110,6 +110,8 @@ class Reader {
   Token parse_signed_number(bool negative);
   Token parse_float(int c, size_t start, size_t ptr, bool negative, int int_len);
   Token parse_number2(bool negative, size_t start);
+  Token after_fast_digits(int c, size_t start, size_t ptr, bool negative, int int_len);
+  void end_fast_number(int c, size_t start, size_t ptr);
   int verify_no_leading_zeroes();
   Token handle_invalid_number_start(int c, bool negative, bool has_sign);
   void verify_root_space(int c);

@@ -80,6 +80,26 @@ void Reader::verify_root_space(int c) {
   }
 }
 
+// The character `c` (read just before `ptr`) ended a number the fast routines read from
+// `start`: it is pushed back, checked when at the root, and the number's text is kept.
+inline void Reader::end_fast_number(int c, size_t start, size_t ptr) {
+  ptr_ = ptr - 1;
+  if (in_root()) verify_root_space(c);
+  set_number_text(start, ptr - 1);
+}
+
+// After the integer digits of the fast routines: a '.' or an exponent goes on as a float,
+// anything else ends an integer.
+inline Token Reader::after_fast_digits(int c, size_t start, size_t ptr, bool negative,
+                                      int int_len) {
+  if (c == '.' || (c | 0x20) == 'e') {
+    ptr_ = ptr;
+    return parse_float(c, start, ptr, negative, int_len);
+  }
+  end_fast_number(c, start, ptr);
+  return reset_int(int_len);
+}
+
 Token Reader::parse_unsigned_number(int c) {
   size_t ptr = ptr_;
   const size_t input_end = buffer_end(ptr - 1);
@@ -95,15 +115,7 @@ Token Reader::parse_unsigned_number(int c) {
     if (!is_digit(c)) break;
     ++int_len;
   }
-  if (c == '.' || (c | 0x20) == 'e') {
-    ptr_ = ptr;
-    return parse_float(c, start, ptr, false, int_len);
-  }
-  --ptr;
-  ptr_ = ptr;
-  if (in_root()) verify_root_space(c);
-  set_number_text(start, ptr);
-  return reset_int(int_len);
+  return after_fast_digits(c, start, ptr, false, int_len);
 }
 
 Token Reader::parse_float(int c, size_t start, size_t ptr, bool negative, int int_len) {
@@ -133,10 +145,7 @@ Token Reader::parse_float(int c, size_t start, size_t ptr, bool negative, int in
     }
     if (exp_len == 0) fail("Unexpected character in numeric value: Exponent indicator not followed by a digit");
   }
-  --ptr;
-  ptr_ = ptr;
-  if (in_root()) verify_root_space(c);
-  set_number_text(start, ptr);
+  end_fast_number(c, start, ptr);
   return reset_float(int_len, fract_len, exp_len);
 }
 
@@ -159,15 +168,7 @@ Token Reader::parse_signed_number(bool negative) {
     if (!is_digit(c)) break;
     ++int_len;
   }
-  if (c == '.' || (c | 0x20) == 'e') {
-    ptr_ = ptr;
-    return parse_float(c, start, ptr, negative, int_len);
-  }
-  --ptr;
-  ptr_ = ptr;
-  if (in_root()) verify_root_space(c);
-  set_number_text(start, ptr);
-  return reset_int(int_len);
+  return after_fast_digits(c, start, ptr, negative, int_len);
 }
 
 Token Reader::parse_number2(bool negative, size_t start) {
