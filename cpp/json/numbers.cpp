@@ -632,48 +632,49 @@ bool append_special(double value, std::string& out) {
   return true;
 }
 
+// A finite, non-zero IEEE 754 binary value (its bits: `kFractionBits` stored fraction bits
+// under an exponent biased by `kBias`) in Java's Double/Float.toString layout. Subnormals are
+// normalised first, with their number of significant bits.
+template <typename Bits, int kFractionBits, int kBias>
+void append_java_binary(Bits bits, bool negative, std::string& out) {
+  constexpr int kWidth = static_cast<int>(sizeof(Bits) * 8);
+  constexpr int kExponentMask = (1 << (kWidth - kFractionBits - 1)) - 1;
+  Bits fract = bits & ((Bits{1} << kFractionBits) - 1);
+  int bin_exp = static_cast<int>((bits >> kFractionBits) & static_cast<Bits>(kExponentMask));
+  int n_sig = kFractionBits + 1;
+  if (bin_exp == 0) {
+    int leading_zeros = 0;
+    if constexpr (sizeof(Bits) == 8) {
+      leading_zeros = __builtin_clzll(fract);
+    } else {
+      leading_zeros = __builtin_clz(fract);
+    }
+    const int shift = leading_zeros - (kWidth - kFractionBits - 1);
+    fract = static_cast<Bits>(fract << shift);
+    bin_exp = 1 - shift;
+    n_sig = kWidth - leading_zeros;
+  } else {
+    fract |= Bits{1} << kFractionBits;
+  }
+  JavaDecimal d;
+  java_digits(uint64_t{fract} << (52 - kFractionBits), bin_exp - kBias, n_sig, d);
+  append_java_layout(negative, d, out);
+}
+
 }  // namespace
 
 void format_java_double(double value, std::string& out) {
   if (append_special(value, out)) return;
   uint64_t bits = 0;
   std::memcpy(&bits, &value, sizeof bits);
-  uint64_t fract = bits & ((uint64_t{1} << 52) - 1);
-  int bin_exp = static_cast<int>((bits >> 52) & 0x7FF);
-  int n_sig = 53;
-  if (bin_exp == 0) {
-    const int leading_zeros = __builtin_clzll(fract);
-    const int shift = leading_zeros - 11;
-    fract <<= shift;
-    bin_exp = 1 - shift;
-    n_sig = 64 - leading_zeros;
-  } else {
-    fract |= uint64_t{1} << 52;
-  }
-  JavaDecimal d;
-  java_digits(fract, bin_exp - 1023, n_sig, d);
-  append_java_layout(std::signbit(value), d, out);
+  append_java_binary<uint64_t, 52, 1023>(bits, std::signbit(value), out);
 }
 
 void format_java_float(float value, std::string& out) {
   if (append_special(static_cast<double>(value), out)) return;
   uint32_t bits = 0;
   std::memcpy(&bits, &value, sizeof bits);
-  uint32_t fract = bits & ((1u << 23) - 1);
-  int bin_exp = static_cast<int>((bits >> 23) & 0xFF);
-  int n_sig = 24;
-  if (bin_exp == 0) {
-    const int leading_zeros = __builtin_clz(fract);
-    const int shift = leading_zeros - 8;
-    fract <<= shift;
-    bin_exp = 1 - shift;
-    n_sig = 32 - leading_zeros;
-  } else {
-    fract |= 1u << 23;
-  }
-  JavaDecimal d;
-  java_digits(uint64_t{fract} << 29, bin_exp - 127, n_sig, d);
-  append_java_layout(std::signbit(value), d, out);
+  append_java_binary<uint32_t, 23, 127>(bits, std::signbit(value), out);
 }
 
 }  // namespace sliceflow::json
