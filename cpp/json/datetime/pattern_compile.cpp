@@ -55,6 +55,14 @@ bool legacy_fast_date_format_accepts(std::string_view p) {
                              "datetime pattern '" + pattern + "' is valid in Spark but not supported here: " + why);
 }
 
+// A printer-parser node of `kind` for `field`; the caller sets the kind's other members.
+Node make_node(NodeKind kind, Field field = kYear) {
+  Node n;
+  n.kind = kind;
+  n.field = field;
+  return n;
+}
+
 class Builder {
  public:
   explicit Builder(std::string pattern) : pattern_(std::move(pattern)) { levels_.push_back({}); }
@@ -66,8 +74,7 @@ class Builder {
 
   void append_literal(std::string s) {
     if (s.empty()) return;
-    Node n;
-    n.kind = NodeKind::Literal;
+    Node n = make_node(NodeKind::Literal);
     n.text = std::move(s);
     append_internal(std::move(n));
   }
@@ -75,9 +82,7 @@ class Builder {
   // DateTimeFormatterBuilder.appendFraction(NANO_OF_SECOND, min, max, false)
   void append_fraction(int min_width, int max_width) {
     if (max_width < 1 || max_width > 9) fail("Maximum width must be from 1 to 9 inclusive");
-    Node n;
-    n.kind = NodeKind::Fraction;
-    n.field = kNano;
+    Node n = make_node(NodeKind::Fraction, kNano);
     n.min_width = min_width;
     n.max_width = max_width;
     n.sign = Sign::NotNegative;
@@ -167,17 +172,14 @@ class Builder {
     Level done = std::move(levels_.back());
     levels_.pop_back();
     if (!done.nodes.empty()) {
-      Node n;
-      n.kind = NodeKind::Optional;
+      Node n = make_node(NodeKind::Optional);
       n.children = std::move(done.nodes);
       append_internal(std::move(n));
     }
   }
 
   void number(Field f, int min_width, int max_width, Sign sign) {
-    Node n;
-    n.kind = NodeKind::Number;
-    n.field = f;
+    Node n = make_node(NodeKind::Number, f);
     n.min_width = min_width;
     n.max_width = max_width;
     n.sign = (min_width == max_width && sign == Sign::NotNegative) ? Sign::NotNegative : sign;
@@ -185,33 +187,26 @@ class Builder {
   }
 
   void text(Field f, TextSet set) {
-    Node n;
-    n.kind = NodeKind::Text;
-    n.field = f;
+    Node n = make_node(NodeKind::Text, f);
     n.text_set = set;
     append_internal(std::move(n));
   }
 
   void offset(int type, const char* no_offset_text) {
-    Node n;
-    n.kind = NodeKind::Offset;
-    n.field = kOffsetSeconds;
+    Node n = make_node(NodeKind::Offset, kOffsetSeconds);
     n.offset_type = type;
     n.text = no_offset_text;
     append_internal(std::move(n));
   }
 
   void localized_offset(bool full) {
-    Node n;
-    n.kind = NodeKind::LocalizedOffset;
-    n.field = kOffsetSeconds;
+    Node n = make_node(NodeKind::LocalizedOffset, kOffsetSeconds);
     n.full = full;
     append_internal(std::move(n));
   }
 
   void zone(bool zone_text, bool full) {
-    Node n;
-    n.kind = NodeKind::ZoneId;
+    Node n = make_node(NodeKind::ZoneId);
     n.zone_text = zone_text;
     n.full = full;
     append_internal(std::move(n));
@@ -226,9 +221,7 @@ class Builder {
         // 'y' only survives Spark's y -> u rewrite when the pattern has an era ('G').
         const Field f = cur == 'u' ? kYear : kYearOfEra;
         if (count == 2) {
-          Node n;
-          n.kind = NodeKind::Number;
-          n.field = f;
+          Node n = make_node(NodeKind::Number, f);
           n.min_width = n.max_width = 2;
           n.sign = Sign::NotNegative;
           n.reduced = true;
