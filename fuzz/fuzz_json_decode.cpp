@@ -4,12 +4,15 @@
 // Built by scripts/sanitize.sh with clang -fsanitize=fuzzer,address,undefined.
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <string>
 #include <string_view>
 
 #include "arrow/builder.h"
 #include "arrow/type.h"
 #include "json/decoder.h"
+#include "json/options.h"
 
 namespace {
 
@@ -59,14 +62,14 @@ std::unique_ptr<Type> row_type() {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
   auto type = row_type();
-  sliceflow::json::Options options;
-  options.corrupt_column = static_cast<int>(type->children.size()) - 1;
-  const bool lenient = (data[0] & 1) != 0;
-  options.allow_comments = lenient;
-  options.allow_unquoted_field_names = lenient;
-  options.allow_numeric_leading_zeros = lenient;
-  options.allow_backslash_escaping_any_character = lenient;
-  options.allow_unquoted_control_chars = lenient;
+  // The options go through the parser the binding uses, in their textual form.
+  std::map<std::string, std::string> options{
+      {"corrupt_column_index", std::to_string(type->children.size() - 1)}};
+  const char* lenient = (data[0] & 1) != 0 ? "true" : "false";
+  for (const char* name : {"allowComments", "allowUnquotedFieldNames", "allowNumericLeadingZeros",
+                           "allowBackslashEscapingAnyCharacter", "allowUnquotedControlChars"}) {
+    options[name] = lenient;
+  }
   if ((data[0] & 2) != 0) {
     // from_json with an ARRAY or MAP schema: one field holding the whole document's value.
     const size_t pick = (data[0] & 4) != 0 ? type->children.size() - 2   // m: MAP
@@ -74,11 +77,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     auto root = leaf("", Kind::Struct);
     root->children.push_back(std::move(type->children[pick]));
     type = std::move(root);
-    options.corrupt_column = -1;
-    options.root_value = true;
+    options.erase("corrupt_column_index");
+    options["root_value"] = "true";
   }
   const std::string_view text(reinterpret_cast<const char*>(data) + 1, size - 1);
-  sliceflow::json::Decoder decoder(std::move(type), options);
+  sliceflow::json::Decoder decoder(std::move(type), sliceflow::json::parse_options(options));
   decoder.decode_lines(text, text.size());
   ArrowArray out{};
   decoder.finish(&out);

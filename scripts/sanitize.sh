@@ -43,6 +43,11 @@ g++ -std=c++17 -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
   -fno-omit-frame-pointer -Icpp cpp/json/datetime/*.cpp tests/cpp/test_datetime.cpp -lsimdjson \
   -o "$build/test_datetime"
 ASAN_OPTIONS=detect_leaks=1 "$build/test_datetime" tests/data/datetime_cases.json | tail -3
+# The JSON option parser the binding and the fuzzer share, sanitized.
+g++ -std=c++17 -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
+  -fno-omit-frame-pointer -Icpp cpp/json/options.cpp cpp/json/datetime/*.cpp \
+  tests/cpp/test_json_options.cpp -o "$build/test_json_options"
+ASAN_OPTIONS=detect_leaks=1 "$build/test_json_options"
 
 # The decoder's Python tests with an ASan+UBSan build of the extension (gcc runtime),
 # unpacked beside the installed package and put first on the path.

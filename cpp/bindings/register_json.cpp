@@ -13,64 +13,18 @@
 #include "bindings/register.h"
 #include "json/decoder.h"
 #include "json/errors.h"
+#include "json/options.h"
 
 namespace py = pybind11;
 
 namespace sliceflow::bindings {
 namespace {
 
-bool flag(const std::map<std::string, std::string>& options, const char* key, bool fallback) {
-  const auto it = options.find(key);
-  if (it == options.end()) return fallback;
-  if (it->second == "true") return true;
-  if (it->second == "false") return false;
-  throw std::invalid_argument(std::string("option '") + key + "' must be 'true' or 'false', got '" +
-                              it->second + "'");
-}
-
-std::string text(const std::map<std::string, std::string>& options, const char* key) {
-  const auto it = options.find(key);
-  return it == options.end() ? std::string() : it->second;
-}
-
-// Options arrive normalised by sliceflow.json (names, defaults and validation live there).
-json::Options make_options(const std::map<std::string, std::string>& options) {
-  json::Options out;
-  const std::string mode = text(options, "mode");
-  if (mode.empty() || mode == "PERMISSIVE") {
-    out.mode = json::Mode::Permissive;
-  } else if (mode == "FAILFAST") {
-    out.mode = json::Mode::FailFast;
-  } else {
-    throw std::invalid_argument("unsupported mode '" + mode + "'");
-  }
-  const std::string corrupt = text(options, "corrupt_column_index");
-  out.corrupt_column = corrupt.empty() ? -1 : std::stoi(corrupt);
-  out.root_value = flag(options, "root_value", false);
-  out.allow_single_quotes = flag(options, "allowSingleQuotes", true);
-  out.allow_non_numeric_numbers = flag(options, "allowNonNumericNumbers", true);
-  out.allow_numeric_leading_zeros = flag(options, "allowNumericLeadingZeros", false);
-  out.allow_unquoted_field_names = flag(options, "allowUnquotedFieldNames", false);
-  out.allow_comments = flag(options, "allowComments", false);
-  out.allow_backslash_escaping_any_character = flag(options, "allowBackslashEscapingAnyCharacter", false);
-  out.allow_unquoted_control_chars = flag(options, "allowUnquotedControlChars", false);
-  out.timestamp_format = text(options, "timestampFormat");
-  out.timestamp_ntz_format = text(options, "timestampNTZFormat");
-  out.date_format = text(options, "dateFormat");
-  const std::string zone = text(options, "timeZone");
-  if (!zone.empty() && !json::TimeZone::of(zone, out.time_zone)) {
-    throw std::invalid_argument("unknown time zone '" + zone +
-                                "' (use a region id such as 'America/Los_Angeles' or an offset "
-                                "such as '+02:00')");
-  }
-  return out;
-}
-
 class PyDecoder {
  public:
   PyDecoder(const py::capsule& schema, const std::map<std::string, std::string>& options)
       : decoder_(arrow::type_from_schema(*capsule_pointer<ArrowSchema>(schema, "arrow_schema")),
-                 make_options(options)) {}
+                 json::parse_options(options)) {}
 
   void decode_array(const py::capsule& schema, const py::capsule& array, const py::object& sizes) {
     const auto in = validated_input(schema, array, arrow::Layout::String, "(the documents)", sizes);

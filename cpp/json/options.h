@@ -1,7 +1,10 @@
-// Spark's JSON options that change how a document is read, already validated by Python.
+// Spark's JSON options that change how a document is read, and parse_options, which reads them
+// from the option map the Python side (sliceflow.json_options) passes down. The binding, the
+// fuzzer and the C++ tests all build their Options through parse_options.
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 
 #include "json/datetime.h"
@@ -35,5 +38,13 @@ struct Options {
   int max_number_length = 1000;
   int max_string_length = 20000000;  // UTF-16 units of one string value
 };
+
+// Options from their textual form: Spark's option names (allowComments, mode, timeZone,
+// dateFormat, ...) plus sliceflow's own "corrupt_column_index" and "root_value", as normalised
+// by sliceflow.json_options (names, defaults and most validation live there). A missing key
+// keeps the default above. Throws std::invalid_argument naming the option and the value when
+// a flag is not "true"/"false", the mode is not PERMISSIVE/FAILFAST or the time zone is unknown.
+// Cost: one map lookup per option, plus TimeZone::of (which may read a TZif file once).
+Options parse_options(const std::map<std::string, std::string>& options);
 
 }  // namespace sliceflow::json
