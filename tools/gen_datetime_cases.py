@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""Generates tests/data/datetime_cases.json: what Spark answers for string -> DATE / TIMESTAMP /
-TIMESTAMP_NTZ, both through CAST and through from_json (with and without format options).
+"""Generates tests/data/datetime_cases.json, the corpus tests/cpp/test_datetime.cpp checks: what
+Spark answers for string -> DATE / TIMESTAMP / TIMESTAMP_NTZ, both through CAST and through
+from_json (with and without format options).
 
-    PYSPARK_PYTHON=.venv/bin/python .venv/bin/python tests/gen_datetime_cases.py
+    PYSPARK_PYTHON=.venv/bin/python .venv/bin/python tools/gen_datetime_cases.py   # ~15 min
 
 Each case is {"kind", "pattern", "input", "expected", "offset_seconds"} plus optional flags:
   kind      cast_date | cast_timestamp | cast_timestamp_ntz            (CAST(s AS ...))
@@ -27,7 +28,8 @@ os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 from pyspark.sql import SparkSession  # noqa: E402
 from pyspark.sql import functions as F  # noqa: E402
 
-OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "datetime_cases.json")
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OUT = os.path.join(ROOT, "tests", "data", "datetime_cases.json")
 
 spark = (
     SparkSession.builder.master("local[1]")
