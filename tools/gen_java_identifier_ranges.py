@@ -13,13 +13,9 @@ version; --check exits 1 if the committed file differs. Cost: about 130,000 call
 """
 
 import os
-import sys
 
-os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+from generated_file import ROOT, with_spark_jvm, write_or_check
 
-from pyspark.sql import SparkSession  # noqa: E402
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "cpp", "json", "java_identifier_ranges.inc")
 PER_LINE = 5
 
@@ -58,29 +54,16 @@ def render(java_version, part, start):
 
 
 def main():
-    spark = (
-        SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false").getOrCreate()
-    )
-    spark.sparkContext.setLogLevel("OFF")
-    jvm = spark._jvm
-    character = jvm.java.lang.Character
-    version = jvm.java.lang.System.getProperty("java.version")
-    text = render(
-        version,
-        ranges(character.isJavaIdentifierPart),
-        ranges(character.isJavaIdentifierStart),
-    )
-    spark.stop()
-    if "--check" in sys.argv:
-        with open(OUT, encoding="utf-8") as f:
-            if f.read() != text:
-                print(f"{OUT} differs from what Java {version} gives", file=sys.stderr)
-                sys.exit(1)
-        print(f"{OUT} is up to date (Java {version})")
-        return
-    with open(OUT, "w", encoding="utf-8") as f:
-        f.write(text)
-    print(f"wrote {OUT} (Java {version})")
+    def generate(jvm):
+        nonlocal version
+        character = jvm.java.lang.Character
+        version = jvm.java.lang.System.getProperty("java.version")
+        part = ranges(character.isJavaIdentifierPart)
+        return render(version, part, ranges(character.isJavaIdentifierStart))
+
+    version = None
+    text = with_spark_jvm(generate)
+    write_or_check(OUT, text, f"Java {version}")
 
 
 if __name__ == "__main__":

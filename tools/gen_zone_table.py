@@ -23,11 +23,8 @@ import os
 import struct
 import sys
 
-os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+from generated_file import ROOT, with_spark_jvm, write_or_check
 
-from pyspark.sql import SparkSession  # noqa: E402
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "cpp", "json", "datetime", "zone_ids.inc")
 
 
@@ -267,26 +264,14 @@ def render(version, rows):
 
 
 def main():
-    spark = (
-        SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false").getOrCreate()
-    )
-    spark.sparkContext.setLogLevel("OFF")
-    jvm = spark._jvm
-    version = list(jvm.java.time.zone.ZoneRulesProvider.getVersions("UTC").keySet())[0]
-    text = render(version, zone_table(jvm))
-    spark.stop()
-    if "--check" in sys.argv:
-        with open(OUT, encoding="utf-8") as f:
-            if f.read() != text:
-                print(
-                    f"{OUT} differs from what this machine's JDK and tzdata give", file=sys.stderr
-                )
-                sys.exit(1)
-        print(f"{OUT} is up to date (JDK tzdb {version})")
-        return
-    with open(OUT, "w", encoding="utf-8") as f:
-        f.write(text)
-    print(f"wrote {OUT} (JDK tzdb {version})")
+    def generate(jvm):
+        nonlocal version
+        version = list(jvm.java.time.zone.ZoneRulesProvider.getVersions("UTC").keySet())[0]
+        return render(version, zone_table(jvm))
+
+    version = None
+    text = with_spark_jvm(generate)
+    write_or_check(OUT, text, f"this machine's tzdata and the JDK's tzdb {version}")
 
 
 if __name__ == "__main__":
