@@ -14,11 +14,13 @@ function (:mod:`sliceflow.window` re-exports these names).
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 __all__ = [
     "AGG_FUNCTIONS",
     "AggSpec",
+    "agg_specs",
     "avg",
     "count",
     "count_distinct",
@@ -52,19 +54,42 @@ class AggSpec:
             raise ValueError(f"unknown aggregate {self.fn!r} (one of {', '.join(AGG_FUNCTIONS)})")
         if self.col is None and self.fn != "count":
             raise ValueError(f"{self.fn} needs a column")
-        if self.col is not None and (not isinstance(self.col, str) or not self.col):
+        # Checked as plain objects: a caller without a type checker may pass anything.
+        col: object = self.col
+        name: object = self.name
+        if col is not None and (not isinstance(col, str) or not col):
             raise TypeError(
                 f"the argument of {self.fn} must be a column name (a non-empty str), "
                 f"not {self.col!r}"
             )
-        if not isinstance(self.name, str) or not self.name:
+        if not isinstance(name, str) or not name:
             raise ValueError(f"an output name must be a non-empty string, not {self.name!r}")
 
     def alias(self, name: str) -> AggSpec:
         """The same aggregate with output column ``name``."""
-        if not isinstance(name, str) or not name:
+        checked: object = name
+        if not isinstance(checked, str) or not checked:
             raise ValueError(f"an alias must be a non-empty string, not {name!r}")
         return dataclasses.replace(self, name=name)
+
+
+def agg_specs(aggs: AggSpec | Iterable[AggSpec]) -> list[AggSpec]:
+    """``aggs`` (one spec or an iterable of them) as a list; a TypeError naming the type of an
+    item that is not a spec (a caller without a type checker may pass anything).
+
+    >>> [a.name for a in agg_specs(count())]
+    ['count(1)']
+    """
+    items: list[object] = [aggs] if isinstance(aggs, AggSpec) else list(aggs)
+    specs: list[AggSpec] = []
+    for item in items:
+        if not isinstance(item, AggSpec):
+            raise TypeError(
+                "aggs must be aggregate specs from sliceflow.window (count, sum, ...), "
+                f"not {type(item).__name__}"
+            )
+        specs.append(item)
+    return specs
 
 
 def _agg(fn: str, col: str, label: str | None = None) -> AggSpec:

@@ -18,7 +18,7 @@ each key's net change per bundle. The semantics are in docs/changelog-kernel.md.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, MutableMapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
@@ -26,6 +26,9 @@ from sliceflow.aggregates import AggSpec
 from sliceflow.arrow_c_data import with_user_columns
 from sliceflow.changelog_plan import DEFAULT_BUNDLE_ROWS, ChangelogPlan, build_plan
 from sliceflow.kernels import add_batch, add_stats, conform, core_module, drain
+
+if TYPE_CHECKING:
+    from sliceflow._core.changelog import Aggregator
 
 __all__ = ["DEFAULT_BUNDLE_ROWS", "aggregate"]
 
@@ -104,7 +107,7 @@ class GlobalPhase:
 
     def __init__(self, cp: ChangelogPlan, emit: str = "changelog") -> None:
         self._cp = cp
-        self._agg = core_module("changelog").Aggregator(
+        self._agg: Aggregator = core_module("changelog").Aggregator(
             cp.plan,
             cp.delta_schema.__arrow_c_schema__(),
             cp.output_schema.__arrow_c_schema__(),
@@ -160,7 +163,7 @@ def _micro_batches(data: Any) -> list[pa.Table]:
         )
     if not data:
         raise ValueError("data has no micro-batches (no schema to plan with)")
-    tables = []
+    tables: list[pa.Table] = []
     for item in data:
         if isinstance(item, pa.RecordBatch):
             item = pa.Table.from_batches([item])

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Mapping
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, TypeAlias
 
 import pyarrow as pa
 
@@ -44,7 +44,7 @@ __all__ = [
     "to_arrow_schema",
 ]
 
-DocumentsLike = pa.Array | pa.ChunkedArray | bytes | bytearray | memoryview
+DocumentsLike: TypeAlias = pa.Array | pa.ChunkedArray | bytes | bytearray | memoryview
 
 #: The one column of :func:`decode`'s batch for a whole-document ARRAY or MAP schema.
 ROOT_VALUE_FIELD = "value"
@@ -185,7 +185,7 @@ def _read_through_line_end(f: BinaryIO, chunk: int = 1 << 16) -> bytes:
 
 
 def iter_ndjson(
-    path: str | os.PathLike,
+    path: str | os.PathLike[str],
     schema: SchemaLike,
     *,
     options: Mapping[str, Any] | None = None,
@@ -263,7 +263,7 @@ def iter_ndjson(
 
 
 def read_ndjson(
-    path: str | os.PathLike,
+    path: str | os.PathLike[str],
     schema: SchemaLike,
     *,
     options: Mapping[str, Any] | None = None,

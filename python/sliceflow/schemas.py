@@ -66,6 +66,11 @@ class _DDLParser:
     def peek(self) -> str | None:
         return self.tokens[self.i] if self.i < len(self.tokens) else None
 
+    def peek_upper(self) -> str | None:
+        """The next token in upper case (keywords are case-insensitive); None at the end."""
+        tok = self.peek()
+        return tok.upper() if tok is not None else None
+
     def take(self, expected: str | None = None) -> str:
         tok = self.peek()
         if tok is None or (expected is not None and tok.upper() != expected):
@@ -96,11 +101,11 @@ class _DDLParser:
                 self.take()
             dtype = self.type()
             nullable = True
-            if self.peek() is not None and self.peek().upper() == "NOT":
+            if self.peek_upper() == "NOT":
                 self.take()
                 self.take("NULL")
                 nullable = False
-            if self.peek() is not None and self.peek().upper() == "COMMENT":
+            if self.peek_upper() == "COMMENT":
                 self.take()
                 self.take()
             out.append(pa.field(name, dtype, nullable=nullable))
@@ -161,11 +166,7 @@ class _DDLParser:
 
 def _from_ddl(text: str) -> pa.Schema:
     parser = _DDLParser(text)
-    if (
-        parser.peek() is not None
-        and parser.peek().upper() == "STRUCT"
-        and (len(parser.tokens) > 1 and parser.tokens[1] == "<")
-    ):
+    if parser.peek_upper() == "STRUCT" and (len(parser.tokens) > 1 and parser.tokens[1] == "<"):
         dtype = parser.type()
         fields = list(dtype)
     else:

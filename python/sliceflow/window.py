@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Iterable, Iterator, Mapping, MutableMapping, Sequence
+from typing import TypeAlias
 
 import pyarrow as pa
 
@@ -74,7 +75,7 @@ __all__ = [
 #: aggregate()'s bundle limits when none are given: the whole input (it is in memory already).
 _UNBOUNDED_BUNDLE = 1 << 62
 
-ArrowData = pa.Table | pa.RecordBatch | pa.RecordBatchReader | Iterable[pa.RecordBatch]
+ArrowData: TypeAlias = pa.Table | pa.RecordBatch | pa.RecordBatchReader | Iterable[pa.RecordBatch]
 
 
 def _schema_and_batches(data: ArrowData) -> tuple[pa.Schema, Iterable[pa.RecordBatch]]:

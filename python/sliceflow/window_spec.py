@@ -42,7 +42,8 @@ class WindowSpec:
     def __post_init__(self) -> None:
         if self.kind not in ("tumble", "hop", "cumulate"):
             raise ValueError(f"unknown window kind {self.kind!r} (tumble, hop or cumulate)")
-        if not isinstance(self.time_col, str) or not self.time_col:
+        time_col: object = self.time_col  # a caller without a type checker may pass anything
+        if not isinstance(time_col, str) or not time_col:
             raise TypeError(f"the time column must be a column name, not {self.time_col!r}")
         for field in ("size", "slide", "offset"):
             value = getattr(self, field)

@@ -18,6 +18,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 import numpy as np
+import numpy.typing as npt
 
 __all__ = ["MAX_BUCKETS", "bucket_labels", "check_buckets", "spark_hash_int"]
 
@@ -29,11 +30,13 @@ _C2 = np.uint32(0x1B873593)
 _SEED = np.uint32(42)
 
 
-def _rotl(x: np.ndarray, r: int) -> np.ndarray:
-    return (x << np.uint32(r)) | (x >> np.uint32(32 - r))
+def _rotl(x: npt.NDArray[np.uint32], r: int) -> npt.NDArray[np.uint32]:
+    # Annotated: numpy's stubs type `|` of two arrays as Any when checking for Python 3.10.
+    rotated: npt.NDArray[np.uint32] = (x << np.uint32(r)) | (x >> np.uint32(32 - r))
+    return rotated
 
 
-def spark_hash_int(values: np.ndarray) -> np.ndarray:
+def spark_hash_int(values: npt.ArrayLike) -> npt.NDArray[np.int32]:
     """Spark's ``hash()`` of INT values (Murmur3 x86_32, seed 42), as int32.
 
     Example:
@@ -41,9 +44,10 @@ def spark_hash_int(values: np.ndarray) -> np.ndarray:
         933211791
     """
     with np.errstate(over="ignore"):
-        k1 = np.asarray(values, dtype=np.int32).view(np.uint32) * _C1
+        # Annotated: numpy's stubs give uint32 arithmetic a wider (or no) type.
+        k1: npt.NDArray[np.uint32] = np.asarray(values, dtype=np.int32).view(np.uint32) * _C1
         k1 = _rotl(k1, 15) * _C2
-        h1 = _rotl(_SEED ^ k1, 13) * np.uint32(5) + np.uint32(0xE6546B64)
+        h1: npt.NDArray[np.uint32] = _rotl(_SEED ^ k1, 13) * np.uint32(5) + np.uint32(0xE6546B64)
         h1 ^= np.uint32(4)  # the input's length in bytes
         h1 ^= h1 >> np.uint32(16)
         h1 *= np.uint32(0x85EBCA6B)

@@ -9,7 +9,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,7 +41,7 @@ def _list_files(path: str) -> list[str]:
         return [path]
     if not os.path.isdir(path):
         raise FileNotFoundError(f"sliceflow.json: no such file or directory: {path}")
-    files = []
+    files: list[str] = []
     for root, dirs, names in os.walk(path):
         # Spark skips hidden and metadata entries (names starting with '.' or '_').
         dirs[:] = sorted(d for d in dirs if not d.startswith((".", "_")))
@@ -77,7 +77,7 @@ def _parse_bytes(value: Any) -> int:
 class JsonDataSourceReader(DataSourceReader):
     def __init__(
         self,
-        options: dict[str, str],
+        options: Mapping[str, str],
         schema: StructType,
         session_defaults: dict[str, str],
         memory_limits: dict[str, str] | None = None,

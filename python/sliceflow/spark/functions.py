@@ -2,19 +2,23 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from typing import Any
+from collections.abc import Callable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 from pyspark.sql import Column, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
+from pyspark.sql.pandas.functions import arrow_udf
 
 from sliceflow.json import DecodeSession
 from sliceflow.schemas import SchemaLike, resolve_schema, root_value_type
 from sliceflow.spark.memory_conf import apply_in_worker
 from sliceflow.spark.session_settings import SessionSettings
 from sliceflow.spark_types import json_arrow_type, spark_type
+
+if TYPE_CHECKING:
+    from pyspark.sql._typing import UserDefinedFunctionLike
 
 
 def from_json(
@@ -66,7 +70,7 @@ def from_json(
     )
     unique = _unique_names(spark_schema)
     if unique == spark_schema:
-        return F.arrow_udf(decode_batches, spark_schema)(checked)
+        return _arrow_iter_udf(decode_batches, spark_schema)(checked)
     # Arrow's Java StructVector keys children by name, so a struct with a repeated field name
     # cannot cross into the JVM: cross with unique names, then cast (by position) to the
     # user's schema. Spark gives each repeated name its last value and nulls the others.
@@ -77,7 +81,7 @@ def from_json(
             yield decoded.view(unique_arrow)
 
     decode_unique.__name__ = "from_json"
-    return F.arrow_udf(decode_unique, unique)(checked).cast(spark_schema)
+    return _arrow_iter_udf(decode_unique, unique)(checked).cast(spark_schema)
 
 
 def _unique_names(dtype: T.DataType) -> Any:
@@ -98,6 +102,17 @@ def _unique_names(dtype: T.DataType) -> Any:
     if isinstance(dtype, T.MapType):
         return T.MapType(dtype.keyType, _unique_names(dtype.valueType), dtype.valueContainsNull)
     return dtype
+
+
+def _arrow_iter_udf(
+    fn: Callable[[Iterator[pa.Array]], Iterator[pa.Array]], return_type: T.DataType
+) -> UserDefinedFunctionLike:
+    """``arrow_udf(fn, return_type)``: Spark reads the UDF's kind (scalar iterator) from
+    ``fn``'s type hints."""
+    # pyspark's stubs have no overload for this form (no functionType: the kind comes from
+    # the type hints), which pyspark documents and runs.
+    udf: UserDefinedFunctionLike = arrow_udf(fn, return_type)  # type: ignore[call-overload]
+    return udf
 
 
 def _root_value_spark_type(schema: SchemaLike) -> T.ArrayType | T.MapType | None:

@@ -22,7 +22,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-from sliceflow.aggregates import AggSpec
+from sliceflow.aggregates import AggSpec, agg_specs
 from sliceflow.incremental import keep_changed
 from sliceflow.kernels import conform
 from sliceflow.spark import window_streaming
@@ -114,19 +114,15 @@ def window_agg(
             "spec must be a window spec from sliceflow.window (tumble, hop, cumulate), "
             f"not {type(spec).__name__}"
         )
-    if isinstance(aggs, AggSpec):
-        aggs = [aggs]
+    aggs = agg_specs(aggs)
     by_list = [by] if isinstance(by, str) else list(by or [])
     resolve = resolver(df, settings.case_sensitive)
     spec = dataclasses.replace(spec, time_col=resolve(spec.time_col))
     by_list = [resolve(name) for name in by_list]
-    aggs = [
-        a if not isinstance(a, AggSpec) or a.col is None else AggSpec(a.fn, resolve(a.col), a.name)
-        for a in aggs
-    ]
+    aggs = [a if a.col is None else AggSpec(a.fn, resolve(a.col), a.name) for a in aggs]
 
     df, spec = _cast_time_column(df, spec)
-    referenced = [spec.time_col, *by_list, *(a.col for a in aggs if isinstance(a, AggSpec))]
+    referenced = [spec.time_col, *by_list, *(a.col for a in aggs)]
     schema = input_schema(df, referenced, settings.time_zone, settings.large_var_types)
     wp = build_plan(
         schema,
@@ -240,5 +236,5 @@ def default_buckets(spark: SparkSession) -> int:
     buckets = buckets_from_conf(spark.conf, window_streaming.BUCKETS_CONF)
     if buckets is not None:
         return buckets
-    partitions = int(spark.conf.get("spark.sql.shuffle.partitions", "200"))
+    partitions = int(spark.conf.get("spark.sql.shuffle.partitions", "200") or "200")
     return max(1, min(window_streaming.DEFAULT_BUCKETS, partitions))

@@ -95,7 +95,8 @@ def _float_bits(v: float) -> int:
     """The bit pattern of a double; every NaN is one NaN."""
     if math.isnan(v):
         return 0x7FF8000000000000
-    return struct.unpack("<q", struct.pack("<d", v))[0]
+    bits: int = struct.unpack("<q", struct.pack("<d", v))[0]
+    return bits
 
 
 def same_value(a: Any, b: Any) -> bool:
@@ -187,7 +188,8 @@ class _SumAvg(_Acc):
         self.s: Any = 0
         self.n = 0
 
-    def _resolve(self) -> None:
+    def _resolve(self) -> pa.DataType:
+        """Fixes the argument type (and the kind of sum) from ``types``; returns the type."""
         self.t = self.types[self.col]
         if pa.types.is_integer(self.t):
             self.kind = "int"
@@ -195,18 +197,18 @@ class _SumAvg(_Acc):
             self.kind, self.s = "float", 0.0
         else:
             self.kind = "decimal"
+        return self.t
 
     def _add(self, v: Any, sign: int) -> None:
         if v is None:
             return
-        if self.t is None:
-            self._resolve()
+        t = self.t if self.t is not None else self._resolve()
         if self.kind == "float":
             self.s = self.s + float(v) if sign > 0 else self.s - float(v)
         elif self.kind == "int":
             self.s += sign * int(v)
         else:
-            self.s += sign * decimal_unscaled(Decimal(v), self.t.scale)
+            self.s += sign * decimal_unscaled(Decimal(v), t.scale)
         self.n += sign
 
     def accumulate(self, v: Any) -> None:
@@ -362,6 +364,11 @@ class KeyState:
     accs: list[_Acc] = field(default_factory=list)
 
 
+def _emitted(st: KeyState) -> tuple[Any, ...]:
+    """A present key's values as they would be emitted (keys, then aggregates)."""
+    return (*st.shown, *(acc.value() for acc in st.accs))
+
+
 @dataclass
 class ChangelogModel:
     """The model with state: feed it micro-batches one at a time.
@@ -400,15 +407,14 @@ class ChangelogModel:
             for attr in ("fn", "col", "name"):
                 if not hasattr(a, attr):
                     raise TypeError(f"an aggregate must be an AggSpec, not {a!r}")
-        if self.bundle_rows is not None and (
-            not isinstance(self.bundle_rows, int)
-            or isinstance(self.bundle_rows, bool)
-            or self.bundle_rows < 1
+        bundle_rows: object = self.bundle_rows  # a caller may pass anything
+        if bundle_rows is not None and (
+            not isinstance(bundle_rows, int) or isinstance(bundle_rows, bool) or bundle_rows < 1
         ):
             raise ValueError(
                 f"bundle_rows must be a positive int or None, not {self.bundle_rows!r}"
             )
-        self._state: dict[tuple, KeyState] = {}
+        self._state: dict[tuple[Any, ...], KeyState] = {}
         self._arg_t: dict[str, pa.DataType] = dict(self.types)
         for name in ("rows_in", "retractions_ignored", "state_reads", "state_writes"):
             self.stats.setdefault(name, 0)
@@ -434,14 +440,14 @@ class ChangelogModel:
         op = row[self.op_col]
         if op is None:
             return "+I"
-        if op not in OPS:
+        if not isinstance(op, str) or op not in OPS:
             raise ValueError(
                 f"invalid changelog op {op!r} in column {self.op_col!r} "
                 f"(expected one of {', '.join(OPS)} or null)"
             )
         return op
 
-    def _apply(self, norm: tuple, shown: tuple, op: str, row: Row) -> bool:
+    def _apply(self, norm: tuple[Any, ...], shown: tuple[Any, ...], op: str, row: Row) -> bool:
         """Row rules 1-4 on one row; False when the row is ignored (rule 1)."""
         st = self._state.get(norm)
         retract = op in RETRACT_OPS
@@ -459,20 +465,18 @@ class ChangelogModel:
             del self._state[norm]
         return True
 
-    def _values(self, norm: tuple) -> tuple | None:
+    def _values(self, norm: tuple[Any, ...]) -> tuple[Any, ...] | None:
         """The key's values as they would be emitted, or None when the key is absent."""
         st = self._state.get(norm)
-        if st is None:
-            return None
-        return (*st.shown, *(acc.value() for acc in st.accs))
+        return None if st is None else _emitted(st)
 
     @staticmethod
-    def _change(before: tuple | None, after: tuple | None) -> list[tuple]:
+    def _change(
+        before: tuple[Any, ...] | None, after: tuple[Any, ...] | None
+    ) -> list[tuple[Any, ...]]:
         """The net-change table."""
-        if before is None and after is None:
-            return []
         if before is None:
-            return [("+I", *_checked(after))]
+            return [] if after is None else [("+I", *_checked(after))]
         if after is None:
             return [("-D", *_checked(before))]
         if _same_values(before, after):
@@ -481,11 +485,13 @@ class ChangelogModel:
 
     # -- micro-batches -------------------------------------------------------------------------
 
-    def _key(self, row: Row) -> tuple[tuple, tuple]:
+    def _key(self, row: Row) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
         raw = tuple(row[k] for k in self.by)
         return tuple(equality_class(v) for v in raw), tuple(key_value_shown(v) for v in raw)
 
-    def _prepare(self, rows: list[Row]) -> tuple[list[str], list[tuple[tuple, tuple]]]:
+    def _prepare(
+        self, rows: list[Row]
+    ) -> tuple[list[str], list[tuple[tuple[Any, ...], tuple[Any, ...]]]]:
         """The ops and keys of a micro-batch (every op is checked before any row is applied);
         fixes the argument types of sum/avg on the first micro-batch that has values."""
         missing = [a for a in self.aggs if a.fn in ("sum", "avg") and a.col not in self._arg_t]
@@ -504,11 +510,11 @@ class ChangelogModel:
         for (norm, shown), op, row in zip(keys, ops, rows, strict=True):
             self._apply(norm, shown, op, row)
 
-    def process(self, rows: Sequence[Row]) -> list[tuple]:
+    def process(self, rows: Sequence[Row]) -> list[tuple[Any, ...]]:
         """One micro-batch: the changelog rows it emits, in emission order."""
         rows = list(rows)
         ops, keys = self._prepare(rows)
-        out: list[tuple] = []
+        out: list[tuple[Any, ...]] = []
         if not self.mini_batch:
             for (norm, shown), op, row in zip(keys, ops, rows, strict=True):
                 before = self._values(norm)
@@ -519,8 +525,8 @@ class ChangelogModel:
             return out
         size = len(rows) if self.bundle_rows is None else self.bundle_rows
         for start in range(0, len(rows), max(size, 1)):
-            befores: dict[tuple, tuple | None] = {}  # first-touch order
-            applied: set[tuple] = set()
+            befores: dict[tuple[Any, ...], tuple[Any, ...] | None] = {}  # first-touch order
+            applied: set[tuple[Any, ...]] = set()
             for i in range(start, min(start + size, len(rows))):
                 norm, shown = keys[i]
                 if norm not in befores:
@@ -534,9 +540,9 @@ class ChangelogModel:
                 out += self._change(before, self._values(norm))
         return out
 
-    def final(self) -> list[tuple]:
+    def final(self) -> list[tuple[Any, ...]]:
         """One ``+I`` row per present key, sorted by key (nulls first, NaN last)."""
-        rows = [("+I", *_checked(self._values(norm))) for norm in self._state]
+        rows = [("+I", *_checked(_emitted(st))) for st in self._state.values()]
         rows.sort(key=lambda r: tuple(null_first_order(v) for v in r[1 : 1 + len(self.by)]))
         return rows
 
@@ -553,7 +559,7 @@ def changelog_reference(
     ansi: bool = True,
     types: Mapping[str, pa.DataType] | None = None,
     stats: dict[str, int] | None = None,
-) -> list[tuple]:
+) -> list[tuple[Any, ...]]:
     """The changelog (or final table) of a group aggregation over ``batches``, by brute force.
 
     Args:
@@ -589,7 +595,7 @@ def changelog_reference(
         ansi=ansi,
         types=_arg_types(batches, list(aggs), dict(types or {})),
     )
-    out: list[tuple] = []
+    out: list[tuple[Any, ...]] = []
     for batch in batches:
         if emit == "final":
             model.apply_only(batch)
@@ -600,11 +606,13 @@ def changelog_reference(
     return model.final() if emit == "final" else out
 
 
-def materialize(changelog: Iterable[Sequence[Any]], num_keys: int) -> dict[tuple, tuple]:
+def materialize(
+    changelog: Iterable[Sequence[Any]], num_keys: int
+) -> dict[tuple[Any, ...], tuple[Any, ...]]:
     """Applies a changelog to a table keyed by its first ``num_keys`` values (after the op):
     ``+I``/``+U`` upsert, ``-U``/``-D`` delete. Returns normalised key → the row's values
     (keys, then aggregates)."""
-    table: dict[tuple, tuple] = {}
+    table: dict[tuple[Any, ...], tuple[Any, ...]] = {}
     for op, *values in changelog:
         key = tuple(equality_class(v) for v in values[:num_keys])
         if op in ACCUMULATE_OPS:

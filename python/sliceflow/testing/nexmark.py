@@ -49,7 +49,9 @@ def bid_lines(
         t += step
 
 
-def write_bids(path: str | os.PathLike, n: int, *, seed: int = 42, files: int = 1) -> list[str]:
+def write_bids(
+    path: str | os.PathLike[str], n: int, *, seed: int = 42, files: int = 1
+) -> list[str]:
     """Writes ``n`` bids as NDJSON into ``files`` files under the folder ``path``."""
     os.makedirs(path, exist_ok=True)
     lines = bid_lines(n, seed=seed)

@@ -42,7 +42,8 @@ def plain_values(column: pa.ChunkedArray | pa.Array) -> list[Any]:
         column = column.cast(pa.int64())
     elif pa.types.is_date32(t):
         column = column.cast(pa.int32())
-    return column.to_pylist()
+    values: list[Any] = column.to_pylist()
+    return values
 
 
 def to_arrow(values: list[Any], t: pa.DataType) -> pa.Array:
@@ -78,7 +79,7 @@ def key_value_shown(v: Any) -> Any:
     return v
 
 
-def null_first_order(v: Any) -> tuple:
+def null_first_order(v: Any) -> tuple[Any, ...]:
     return (0,) if v is None else (1, value_order(v))
 
 
@@ -89,12 +90,15 @@ def null_first_order(v: Any) -> tuple:
 def decimal_unscaled(v: Decimal, scale: int) -> int:
     """The exact integer ``v * 10**scale`` (no context rounding)."""
     sign, digits, exp = v.as_tuple()
+    if not isinstance(exp, int):  # 'n', 'N', 'F': NaN, sNaN, Infinity
+        raise ValueError(f"{v} is not a finite decimal")
     n = int("".join(map(str, digits)) or "0")
     shift = exp + scale
     if shift >= 0:
         n *= 10**shift
     else:
-        n, r = divmod(n, 10**-shift)
+        divisor: int = 10**-shift  # -shift > 0; typeshed gives int ** int the type Any
+        n, r = divmod(n, divisor)
         assert r == 0, (v, scale)
     return -n if sign else n
 
@@ -105,7 +109,7 @@ def decimal_from_unscaled(u: int, scale: int) -> Decimal:
 
 def round_half_up(q: Fraction, scale: int) -> int:
     """``q * 10**scale`` rounded half away from zero (Java's HALF_UP)."""
-    x = q * 10**scale
+    x: Fraction = q * 10**scale
     n, d = abs(x.numerator), x.denominator
     r = (2 * n + d) // (2 * d)
     return -r if x < 0 else r

@@ -83,11 +83,12 @@ class RefWindow:
             raise ValueError(f"unknown window kind {self.kind!r}")
         size, slide = micros(self.size), micros(self.slide if self.slide is not None else self.size)
         object.__setattr__(self, "size", size)
-        object.__setattr__(self, "slide", size if self.kind == "tumble" else slide)
+        slide = size if self.kind == "tumble" else slide
+        object.__setattr__(self, "slide", slide)
         object.__setattr__(self, "offset", micros(self.offset))
-        if size <= 0 or self.slide <= 0 or self.slide > size:
+        if size <= 0 or slide <= 0 or slide > size:
             raise ValueError(f"bad window durations: {self}")
-        if self.kind == "cumulate" and size % self.slide:
+        if self.kind == "cumulate" and size % slide:
             raise ValueError(f"cumulate: max size is not a multiple of the step: {self}")
 
 
@@ -113,12 +114,14 @@ class RefAgg:
 
 def windows_of(ts: int, w: RefWindow) -> list[tuple[int, int]]:
     """Every window ``(start, end)`` that contains the instant ``ts`` (µs), in start order."""
-    out = []
+    out: list[tuple[int, int]] = []
+    slide = w.slide
+    assert slide is not None  # __post_init__ sets it (to size for tumble)
     if w.kind in ("tumble", "hop"):
         # starts offset + k*slide with start <= ts < start + size
-        k = (ts - w.offset - w.size) // w.slide
+        k = (ts - w.offset - w.size) // slide
         while True:
-            start = w.offset + k * w.slide
+            start = w.offset + k * slide
             if start > ts:
                 break
             if start <= ts < start + w.size:
@@ -127,8 +130,8 @@ def windows_of(ts: int, w: RefWindow) -> list[tuple[int, int]]:
         return out
     cycle = w.offset + ((ts - w.offset) // w.size) * w.size
     assert cycle <= ts < cycle + w.size
-    for j in range(1, w.size // w.slide + 1):
-        end = cycle + j * w.slide
+    for j in range(1, w.size // slide + 1):
+        end = cycle + j * slide
         if end > ts:
             out.append((cycle, end))
     return out
@@ -139,15 +142,15 @@ def windows_of(ts: int, w: RefWindow) -> list[tuple[int, int]]:
 
 
 def _is_int(t: pa.DataType) -> bool:
-    return pa.types.is_integer(t)
+    return bool(pa.types.is_integer(t))
 
 
 def _is_float(t: pa.DataType) -> bool:
-    return pa.types.is_floating(t)
+    return bool(pa.types.is_floating(t))
 
 
 def _is_decimal(t: pa.DataType) -> bool:
-    return pa.types.is_decimal(t)
+    return bool(pa.types.is_decimal(t))
 
 
 def _comparable(t: pa.DataType) -> bool:
@@ -171,6 +174,8 @@ def result_type(fn: str, t: pa.DataType | None) -> pa.DataType:
         if fn == "count_distinct" and not _comparable(t):
             raise TypeError(f"{fn} of {t}")
         return pa.int64()
+    if t is None:  # only count takes no argument
+        raise TypeError(f"{fn} needs an argument")
     if fn == "sum":
         if _is_int(t):
             return pa.int64()
@@ -214,6 +219,7 @@ def aggregate_group(fn: str, t: pa.DataType | None, rows: list[tuple[int, Any]],
     """One aggregate over the ``(time, value)`` pairs of a group (value None for count(*))."""
     if fn == "count":
         return len(rows) if t is None else sum(1 for _, v in rows if v is not None)
+    assert t is not None  # only count(*) has no argument
     vals = [v for _, v in rows if v is not None]
     if fn == "count_distinct":
         return len({equality_class(v) for v in vals})
@@ -221,7 +227,7 @@ def aggregate_group(fn: str, t: pa.DataType | None, rows: list[tuple[int, Any]],
         return None
     if fn == "sum":
         if _is_int(t):
-            s = sum(vals)
+            s: int = sum(vals)
             if INT64_MIN <= s <= INT64_MAX:
                 return s
             if ansi:
@@ -304,8 +310,8 @@ def reference_aggregate(
     args = [None if a.column is None else plain_values(table.column(a.column)) for a in aggs]
     arg_types = [None if a.column is None else table.schema.field(a.column).type for a in aggs]
 
-    groups: dict[tuple, list[int]] = {}
-    shown: dict[tuple, tuple] = {}
+    groups: dict[tuple[Any, ...], list[int]] = {}
+    shown: dict[tuple[Any, ...], tuple[Any, ...]] = {}
     for i, ts in enumerate(times):
         if ts is None:
             continue
@@ -323,12 +329,12 @@ def reference_aggregate(
             values.append(aggregate_group(a.fn, at, pairs, ansi))
         rows.append((start, end, end - 1, *shown[norm], *values))
     rows.sort(key=lambda r: row_order(r, len(by)))
-    columns = list(zip(*rows, strict=True)) if rows else [[] for _ in schema]
+    columns: list[Sequence[Any]] = list(zip(*rows, strict=True)) if rows else [[] for _ in schema]
     arrays = [to_arrow(list(c), f.type) for c, f in zip(columns, schema, strict=True)]
     return pa.Table.from_arrays(arrays, schema=schema)
 
 
-def row_order(row: Sequence[Any], num_keys: int) -> tuple:
+def row_order(row: Sequence[Any], num_keys: int) -> tuple[Any, ...]:
     """Canonical order: by key (nulls first, NaN last), then window end, then start."""
     keys = tuple(null_first_order(v) for v in row[3 : 3 + num_keys])
     return (keys, row[1], row[0])
@@ -338,7 +344,7 @@ def row_order(row: Sequence[Any], num_keys: int) -> tuple:
 # Comparison
 
 
-def canonical_rows(table: pa.Table, by: Sequence[str]) -> list[tuple]:
+def canonical_rows(table: pa.Table, by: Sequence[str]) -> list[tuple[Any, ...]]:
     """The table's rows as tuples (dates and timestamps as integers), in canonical order."""
     cols = [plain_values(table.column(i)) for i in range(table.num_columns)]
     rows = list(zip(*cols, strict=True)) if cols else []
@@ -393,13 +399,11 @@ def assert_tables_equal(
     while gi < len(g) or ei < len(e):
         gr = g[gi] if gi < len(g) else None
         er = e[ei] if ei < len(e) else None
-        gk = None if gr is None else row_order(gr, len(by))
-        ek = None if er is None else row_order(er, len(by))
-        if er is None or (gr is not None and gk < ek):
+        if er is None or (gr is not None and row_order(gr, len(by)) < row_order(er, len(by))):
             problems.append(f"unexpected row {gr}")
             gi += 1
             continue
-        if gr is None or ek < gk:
+        if gr is None or row_order(er, len(by)) < row_order(gr, len(by)):
             problems.append(f"missing row {er}")
             ei += 1
             continue
@@ -423,7 +427,7 @@ def window_order_ok(table: pa.Table, by: Sequence[str]) -> bool:
     keys = list(
         zip(*[[equality_class(v) for v in plain_values(table.column(k))] for k in by], strict=True)
     ) or [()] * len(starts)
-    seen: set = set()
+    seen: set[tuple[Any, ...]] = set()
     for i in range(len(starts)):
         if i and keys[i] == keys[i - 1]:
             if (ends[i], starts[i]) <= (ends[i - 1], starts[i - 1]):

@@ -120,7 +120,7 @@ def _same(a: Any, b: Any) -> bool:
         return a is None and b is None
     if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
         return True
-    return a == b
+    return bool(a == b)
 
 
 def same_values(a: Sequence[Any], b: Sequence[Any]) -> bool:
@@ -191,10 +191,12 @@ def stream_reference(
     delay_ms = delay_us // 1000
 
     # (normalised key, (start, end)) -> the (time, argument values) of its counted rows
-    counted: dict[tuple, list[tuple[int, tuple]]] = {}
-    shown: dict[tuple, tuple] = {}  # normalised key -> key values as output
-    emitted: set[tuple] = set()  # (normalised key, window) already emitted
-    last_values: dict[tuple, tuple] = {}  # incremental: (key, cycle start) -> last emitted
+    counted: dict[tuple[Any, ...], list[tuple[int, tuple[Any, ...]]]] = {}
+    shown: dict[tuple[Any, ...], tuple[Any, ...]] = {}  # normalised key -> key values as output
+    emitted: set[tuple[Any, ...]] = set()  # (normalised key, window) already emitted
+    last_values: dict[
+        tuple[Any, ...], tuple[Any, ...]
+    ] = {}  # incremental: (key, cycle start) -> last emitted
     late_pairs = null_time_rows = 0
     max_time: int | None = None
     wm: int | None = initial_watermark_ms
@@ -259,8 +261,8 @@ def stream_reference(
     return StreamResult(out_tables, watermarks, late_pairs, null_time_rows)
 
 
-def _table(rows: list[tuple], schema: pa.Schema) -> pa.Table:
-    columns = list(zip(*rows, strict=True)) if rows else [[] for _ in schema]
+def _table(rows: list[tuple[Any, ...]], schema: pa.Schema) -> pa.Table:
+    columns: list[Sequence[Any]] = list(zip(*rows, strict=True)) if rows else [[] for _ in schema]
     arrays = [to_arrow(list(c), f.type) for c, f in zip(columns, schema, strict=True)]
     return pa.Table.from_arrays(arrays, schema=schema)
 
