@@ -25,7 +25,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from sliceflow.aggregates import AggSpec
+from sliceflow.aggregates import AggSpec, agg_specs
 from sliceflow.spark_types import spark_type_name
 from sliceflow.window_plan import (
     _carried,
@@ -136,15 +136,7 @@ def build_plan(
         by = [by]
     else:
         by = list(by)
-    if isinstance(aggs, AggSpec):
-        aggs = [aggs]
-    aggs = list(aggs)
-    for agg in aggs:
-        if not isinstance(agg, AggSpec):
-            raise TypeError(
-                "aggs must be aggregate specs from sliceflow.window (count, sum, ...), "
-                f"not {type(agg).__name__}"
-            )
+    aggs = agg_specs(aggs)
     if not aggs:
         raise ValueError("changelog aggregation needs at least one aggregate")
     for name, value in (("mini_batch", mini_batch), ("ansi", ansi)):

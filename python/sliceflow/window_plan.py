@@ -27,7 +27,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from sliceflow.aggregates import AggSpec
+from sliceflow.aggregates import AggSpec, agg_specs
 from sliceflow.spark_types import spark_type_name
 from sliceflow.window_spec import WindowSpec
 
@@ -90,15 +90,15 @@ def _is_float(t: pa.DataType) -> bool:
 
 
 def _is_decimal(t: pa.DataType) -> bool:
-    return pa.types.is_decimal128(t) and t.precision <= 38
+    return bool(pa.types.is_decimal128(t) and t.precision <= 38)
 
 
 def _is_us_timestamp(t: pa.DataType) -> bool:
-    return pa.types.is_timestamp(t) and t.unit == "us"
+    return bool(pa.types.is_timestamp(t) and t.unit == "us")
 
 
 def _is_string(t: pa.DataType) -> bool:
-    return pa.types.is_string(t) or pa.types.is_large_string(t)
+    return bool(pa.types.is_string(t) or pa.types.is_large_string(t))
 
 
 def _is_comparable(t: pa.DataType) -> bool:
@@ -115,7 +115,7 @@ def _is_comparable(t: pa.DataType) -> bool:
 
 
 def _is_nested(t: pa.DataType) -> bool:
-    return pa.types.is_nested(t)
+    return bool(pa.types.is_nested(t))
 
 
 def _carried(t: pa.DataType) -> pa.DataType:
@@ -199,7 +199,8 @@ def _column(schema: pa.Schema, name: str, role: str) -> int:
         )
     if len(indices) > 1:
         raise ValueError(f"{role} {name!r} is ambiguous: the input has {len(indices)} such columns")
-    return indices[0]
+    index: int = indices[0]
+    return index
 
 
 def _positive_int(value: Any, what: str) -> int:
@@ -302,15 +303,7 @@ def build_plan(
         by = [by]
     else:
         by = list(by)
-    if isinstance(aggs, AggSpec):
-        aggs = [aggs]
-    aggs = list(aggs)
-    for agg in aggs:
-        if not isinstance(agg, AggSpec):
-            raise TypeError(
-                "aggs must be aggregate specs from sliceflow.window (count, sum, ...), "
-                f"not {type(agg).__name__}"
-            )
+    aggs = agg_specs(aggs)
     if not isinstance(ansi, bool):
         raise TypeError(f"ansi must be a bool, not {type(ansi).__name__}")
     _positive_int(bundle_rows, "bundle_rows")

@@ -50,7 +50,8 @@ def write_table(table: pa.Table | None) -> bytes:
     sink = pa.BufferOutputStream()
     with pa.ipc.new_stream(sink, table.schema) as writer:
         writer.write_table(table)
-    return sink.getvalue().to_pybytes()
+    data: bytes = sink.getvalue().to_pybytes()
+    return data
 
 
 def read_table(data: bytes, schema: pa.Schema) -> pa.Table:

@@ -25,7 +25,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-from sliceflow.aggregates import AggSpec
+from sliceflow.aggregates import AggSpec, agg_specs
 from sliceflow.changelog import GlobalPhase, encode
 from sliceflow.changelog_plan import (
     DEFAULT_BUCKETS,
@@ -105,17 +105,13 @@ def changelog_agg(
         buckets = buckets_from_conf(conf, BUCKETS_CONF) or DEFAULT_BUCKETS
     check_buckets(buckets)
 
-    if isinstance(aggs, AggSpec):
-        aggs = [aggs]
+    aggs = agg_specs(aggs)
     by_list = [by] if isinstance(by, str) else list(by or [])
     resolve = resolver(df, settings.case_sensitive)
     by_list = [resolve(name) for name in by_list]
     op_name = resolve(op_col) if op_col is not None else None
-    aggs = [
-        a if not isinstance(a, AggSpec) or a.col is None else AggSpec(a.fn, resolve(a.col), a.name)
-        for a in aggs
-    ]
-    referenced = [*by_list, op_name, *(a.col for a in aggs if isinstance(a, AggSpec))]
+    aggs = [a if a.col is None else AggSpec(a.fn, resolve(a.col), a.name) for a in aggs]
+    referenced = [*by_list, op_name, *(a.col for a in aggs)]
     schema = input_schema(df, referenced, settings.time_zone, settings.large_var_types)
     cp = build_plan(
         schema,
@@ -134,17 +130,17 @@ def changelog_agg(
         inputs = (conform(b, cp.input_schema) for b in batches)
         return task.run(lambda stats: encode(cp, inputs, stats))
 
-    labels = bucket_labels(buckets) if df.isStreaming else None
-
-    def encode_packed_fn(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        for deltas in encode_fn(batches):
-            yield pack_by_bucket(deltas.column(0).to_numpy(), deltas, labels)
-
     encode_fn.__name__ = "changelog_agg_encode"
-    encode_packed_fn.__name__ = "changelog_agg_encode"
     selected = df.select(*[F.col(quote(name)) for name in cp.input_schema.names])
     output_struct = spark_struct(cp.output_schema)
     if df.isStreaming:
+        labels = bucket_labels(buckets)
+
+        def encode_packed_fn(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+            for deltas in encode_fn(batches):
+                yield pack_by_bucket(deltas.column(0).to_numpy(), deltas, labels)
+
+        encode_packed_fn.__name__ = "changelog_agg_encode"
         check_state_store(conf, "changelog_agg")
         packed = selected.mapInArrow(encode_packed_fn, spark_struct(PACKED_SCHEMA))
         return _streaming(cp, packed, output_struct, task)
