@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The whole test suite: set-up (with .flink-venv), lint, the _core stubs' check, C++ fuzz run
-# and sanitizer build, then pytest (unit, doctests, differential against Spark and Apache
-# Flink, local[*] and local-cluster Spark, microbenchmarks).
+# The whole test suite: set-up (with .flink-venv), lint, the type check (mypy), the _core stubs'
+# check, C++ fuzz run and sanitizer build, then pytest (unit, doctests, differential against
+# Spark and Apache Flink, local[*] and local-cluster Spark, microbenchmarks).
 #
 #   bash scripts/test.sh                 # everything, on .venv (the newest releases)
 #   bash scripts/test.sh --min-versions  # the entry points on the lowest declared versions
@@ -77,6 +77,7 @@ export PYSPARK_DRIVER_PYTHON="$PWD/.venv/bin/python"
 
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
+bash scripts/typecheck.sh  # mypy, strict, on python/sliceflow (pyproject.toml [tool.mypy])
 bash scripts/stubs.sh --check
 bash scripts/sanitize.sh
 # The package source lives in python/, so the tests import the installed build.
