@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The C++ core under ASan+UBSan: bounded libFuzzer runs of the JSON decoder, the window kernel
-# (batch and streaming steps), the changelog kernel and Arrow input validation (forged
-# C Data Interface structs), then the decoder's, the window kernel's and the changelog kernel's
-# Python tests against an extension built with the sanitizers.
+# (batch and streaming steps), the changelog kernel, Arrow input validation (forged
+# C Data Interface structs) and the state format (forged or damaged state values), then the
+# decoder's, the window kernel's and the changelog kernel's Python tests against an extension
+# built with the sanitizers.
 #   FUZZ_SECONDS=600 bash scripts/sanitize.sh   # a longer fuzz run
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,11 +15,13 @@ if command -v clang++ >/dev/null 2>&1; then
   cmake -S . -B "$build/fuzz" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DSLICEFLOW_PYTHON=OFF -DSLICEFLOW_FUZZ=ON -DSLICEFLOW_SANITIZE=address,undefined >/dev/null
   cmake --build "$build/fuzz" -j2 --target fuzz_json_decode fuzz_window fuzz_changelog \
-    fuzz_arrow_input >/dev/null
+    fuzz_arrow_input fuzz_state >/dev/null
   cp -n tests/data/fuzz_seeds/* "$build/corpus/" 2>/dev/null || true
-  mkdir -p "$build/window_corpus" "$build/changelog_corpus" "$build/arrow_input_corpus"
+  mkdir -p "$build/window_corpus" "$build/changelog_corpus" "$build/arrow_input_corpus" \
+    "$build/state_corpus"
   cp -n fuzz/corpus_changelog/* "$build/changelog_corpus/" 2>/dev/null || true
   cp -n fuzz/corpus_arrow_input/* "$build/arrow_input_corpus/" 2>/dev/null || true
+  cp -n fuzz/corpus_state/* "$build/state_corpus/" 2>/dev/null || true
   fuzz() {  # name, corpus, max_len
     echo "fuzzing $1 for ${FUZZ_SECONDS}s"
     if ! "$build/fuzz/$1" -max_total_time="$FUZZ_SECONDS" -max_len="$3" -print_final_stats=1 \
@@ -33,6 +36,7 @@ if command -v clang++ >/dev/null 2>&1; then
   fuzz fuzz_window "$build/window_corpus" 512
   fuzz fuzz_changelog "$build/changelog_corpus" 512
   fuzz fuzz_arrow_input "$build/arrow_input_corpus" 1024
+  fuzz fuzz_state "$build/state_corpus" 1024
 else
   echo "clang++ not found: skipping the libFuzzer run" >&2
   exit 1

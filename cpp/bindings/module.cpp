@@ -12,4 +12,6 @@ PYBIND11_MODULE(_core, m) {
   sliceflow::bindings::register_changelog(changelog);
   auto memory = m.def_submodule("memory", "Limits of the process-wide caches of freed memory");
   sliceflow::bindings::register_memory(memory);
+  auto state = m.def_submodule("state", "The versioned state format of streaming operators (docs/state.md)");
+  sliceflow::bindings::register_state(state);
 }
