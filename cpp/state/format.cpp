@@ -70,11 +70,29 @@ class Cursor {
   const char* part_;
 };
 
+// Text of an identity for an error message: control bytes (a forged value's) as \xNN, so that
+// the message is one printable line and no NUL cuts it short.
+std::string printable(std::string_view s) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (const char c : s) {
+    const auto b = static_cast<uint8_t>(c);
+    if (b < 0x20 || b == 0x7F) {
+      out += "\\x";
+      out += kHex[b >> 4];
+      out += kHex[b & 15];
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 std::string shown(const Identity& identity) {
   std::string out;
   for (const auto& [name, value] : identity) {
     if (!out.empty()) out += ", ";
-    out += name;
+    out += printable(name);
   }
   return out;
 }
@@ -211,15 +229,15 @@ std::string identity_changes(const Identity& stored, const Identity& now) {
       if (n == name) before = &v;
     }
     if (before == nullptr) {
-      add(name + ": not in the checkpoint, now " + value);
+      add(printable(name) + ": not in the checkpoint, now " + printable(value));
     } else if (*before != value) {
-      add(name + ": " + *before + " in the checkpoint, now " + value);
+      add(printable(name) + ": " + printable(*before) + " in the checkpoint, now " + printable(value));
     }
   }
   for (const auto& [name, value] : stored) {
     bool kept = false;
     for (const auto& [n, v] : now) kept = kept || n == name;
-    if (!kept) add(name + ": " + value + " in the checkpoint, no longer part of the plan");
+    if (!kept) add(printable(name) + ": " + printable(value) + " in the checkpoint, no longer part of the plan");
   }
   return out;
 }

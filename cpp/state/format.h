@@ -69,7 +69,7 @@ Opened read(std::string_view value, const char* reader);
 std::vector<std::string_view> open(std::string_view value, Operator op, const Identity& identity, size_t sections);
 
 // The fields of `now` that differ from `stored`, as "name: stored → now" phrases joined by
-// "; " (fields only one side has say so); empty when equal.
+// "; " (fields only one side has say so; control bytes as \xNN); empty when equal.
 std::string identity_changes(const Identity& stored, const Identity& now);
 
 }  // namespace sliceflow::state
