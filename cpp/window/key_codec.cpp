@@ -4,6 +4,7 @@
 #include <string>
 
 #include "arrow/int128.h"
+#include "state/byte_order.h"
 
 namespace sliceflow::window {
 namespace {
@@ -16,16 +17,16 @@ size_t fixed_width(Layout layout) {
   return layout == Layout::Bool ? 1 : static_cast<size_t>(arrow::value_byte_width(layout));
 }
 
+// Little-endian whatever the machine: key bytes are kept in streaming state (docs/state.md).
 template <typename T>
 void put(char* p, T v) {
-  std::memcpy(p, &v, sizeof(T));
+  state::store_le(p, v);
 }
 
 template <typename T>
 T get(std::string_view key, size_t& at) {
   if (at + sizeof(T) > key.size()) throw std::invalid_argument("truncated window key bytes");
-  T v;
-  std::memcpy(&v, key.data() + at, sizeof(T));
+  const T v = state::load_le<T>(key.data() + at);
   at += sizeof(T);
   return v;
 }

@@ -1,6 +1,6 @@
 // Grouping keys as bytes. The key columns of a row are written into one byte string (a tag
-// byte per column, 0 for null, then the value in its native width; strings as a 4-byte length
-// and their bytes), so that any combination of key columns hashes, compares and travels
+// byte per column, 0 for null, then the value in its native width, little-endian; strings as a
+// 4-byte length and their bytes), so that any combination of key columns hashes, compares and travels
 // through Spark's shuffle as one binary column. Floating-point keys are normalised the way
 // Spark's groupBy normalises them: -0.0 is 0.0 and every NaN is the same NaN.
 #pragma once
