@@ -357,10 +357,10 @@ def check_query(spark, q: Query, folder: str, batches: int, delay_us: int, root:
 STEP_PIECES = (
     ("pack", "pack"),  # the rows of each bucket as an IPC message (the mapInArrow step)
     ("unpack", "unpack"),  # the processor reads the messages back
-    ("load", "state load"),  # the bucket's carried partials from IPC
+    ("load", "state load"),  # the bucket's sealed state value opened, its partials from IPC
     ("fold", "fold"),  # local kernel: rows -> (key, slice) partials, sorted
     ("sweep", "sweep"),  # global kernel: merge with the carried partials, fire, carry
-    ("save", "state save"),  # the carried partials to IPC
+    ("save", "state save"),  # the carried partials to IPC, sealed as a state value
     ("to_pandas", "to pandas"),  # the fired windows as the pandas frame the processor yields
 )
 
@@ -381,14 +381,16 @@ def profile_steps(
         from sliceflow.spark.bucket_labels import bucket_labels
         from sliceflow.spark.bucket_state import to_pandas
         from sliceflow.spark.window_streaming import pack_rows
+        from sliceflow.state_format import open_value, seal, window_identity
         from sliceflow.window_plan import build_plan
-        from sliceflow.window_state import BucketState, advance, fold, read_table, write_table
+        from sliceflow.window_state import advance, fold, from_sections, rows_sections
     except ImportError as e:
         return None, f"sliceflow internals not found ({e})"
     schema = pa.schema(
         [("ts", pa.timestamp("us", tz="UTC")), ("auction", pa.int64()), ("price", pa.int64())]
     )
     wp = build_plan(schema, sf_spec(q), ["auction"], sf_aggs())
+    identity = window_identity(wp, "all", buckets)
     states: dict[int, bytes] = {}
     marks: dict[int, int] = {}
     times: dict[str, list[float]] = {name: [] for name, _ in STEP_PIECES}
@@ -412,7 +414,7 @@ def profile_steps(
             batches = [pa.ipc.read_record_batch(pa.py_buffer(p), schema) for p in payloads if p]
             t1 = time.perf_counter()
             state = (
-                BucketState(marks[b], read_table(states[b], wp.partial_schema))
+                from_sections(open_value("window_agg", identity, states[b], 2), wp, marks[b])
                 if b in states
                 else None
             )
@@ -422,7 +424,8 @@ def profile_steps(
             t3 = time.perf_counter()
             out, state = advance(wp, "all", state, watermark_ms, batches, {})
             t4 = time.perf_counter()
-            states[b], marks[b] = write_table(state.partials), state.watermark_ms
+            states[b] = seal("window_agg", identity, rows_sections(state))
+            marks[b] = state.watermark_ms
             t5 = time.perf_counter()
             if out.num_rows:
                 to_pandas(out)
@@ -833,7 +836,8 @@ def report(args, runs, failed, info, settings) -> tuple[str, dict[str, Any]]:
             "`auction % buckets`), summed over the buckets: what the kernel and its Arrow glue "
             "cost without Spark. *pack*: the rows of each bucket as an Arrow IPC message (the "
             "`mapInArrow` step), *unpack*: the processor reads them back, *state load* / *state "
-            "save*: the bucket's carried (key, slice) partials from / to IPC, *fold*: the local "
+            "save*: the bucket's carried (key, slice) partials from / to IPC in a sealed state "
+            "value, *fold*: the local "
             "kernel (rows to partials, then sorted), *sweep*: the global kernel (merge with the "
             "carried partials, fire, carry), *to pandas*: the fired windows as the pandas frame "
             "the processor yields.",

@@ -13,8 +13,9 @@
 //  * the changelog materializes (-U/-D retract exactly the row shown before) to the final rows;
 //  * count(*) of each final row is the key's row count under the row rules (insert-only input:
 //    its number of input rows), unless a fold over an invalid changelog makes that inexact;
-//  * Aggregator::load() of the raw bytes, of the raw bytes behind a valid header, and of a real
-//    blob damaged by the bytes either succeeds (the state is then used: dumped, reloaded,
+//  * every bucket blob goes through a sealed state value (state/format.h) and back unchanged;
+//  * Aggregator::load() of the raw bytes, of the raw bytes sealed in a valid state value, and of a
+//    real blob damaged by the bytes either succeeds (the state is then used: dumped, reloaded,
 //    aggregated into) or throws std::invalid_argument.
 // Only the exceptions the API documents are caught: std::invalid_argument (bad op, damaged
 // blob) and std::overflow_error (ANSI overflow of an emitted value).
@@ -40,6 +41,7 @@
 #include "changelog/aggregator.h"
 #include "changelog/encoder.h"
 #include "changelog/plan.h"
+#include "state/format.h"
 
 namespace {
 
@@ -50,6 +52,18 @@ using sliceflow::arrow::Layout;
 using sliceflow::arrow::Type;
 namespace cl = sliceflow::changelog;
 using cl::AggFn;
+namespace st = sliceflow::state;
+
+// The fuzzer's plans are not compared with each other: one identity serves every state value.
+const st::Identity kIdentity = {{"plan", "fuzz_changelog"}};
+
+// The payload through a sealed state value and back.
+std::string sealed_round_trip(const std::string& payload) {
+  const std::string value = st::seal(st::Operator::ChangelogAgg, kIdentity, {payload});
+  const auto sections = st::open(value, st::Operator::ChangelogAgg, kIdentity, 1);
+  if (sections.size() != 1 || sections[0] != payload) __builtin_trap();
+  return std::string(sections[0]);
+}
 
 std::unique_ptr<Type> leaf(const std::string& name, Kind kind, bool nullable = true) {
   auto t = std::make_unique<Type>();
@@ -241,7 +255,7 @@ Result run(const Setup& s, cl::Aggregator& agg, std::vector<std::string>* blobs)
         agg.end_bundle();
         drain(s, agg, res.rows);
         if (blobs != nullptr) {
-          (*blobs)[b] = dump(agg);
+          (*blobs)[b] = sealed_round_trip(dump(agg));
           check_blob(s, (*blobs)[b]);
         }
       }
@@ -356,16 +370,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   s.output = leaf("", Kind::Struct);
   s.output->children.push_back(leaf("op", Kind::Utf8, false));
   for (size_t k = 0; k < s.num_keys; ++k) s.output->children.push_back(clone(*s.input->children[k]));
-  std::string fingerprint = "v1|buckets=" + std::to_string(plan.buckets) + "|retracting=" +
-                            (has_op ? "True" : "False") + "|keys=";
-  for (size_t k = 0; k < s.num_keys; ++k) fingerprint += key_str[k] ? "string," : "int64,";
-  fingerprint += "|aggs=";
-  static const char* const kColTypes[] = {"int64", "double", "string", "decimal128(10, 2)"};
   for (size_t j = 0; j < picks.size(); ++j) {
     const Pick& p = picks[j];
     const std::string a = "__a" + std::to_string(j) + "_";
     const std::string name = "agg" + std::to_string(j);
-    fingerprint += std::string(sliceflow::window::agg_fn_name(p.fn)) + "(" + (p.col < 0 ? "None" : kColTypes[p.col]) + "),";
     plan.aggs.push_back({p.fn, p.col < 0 ? -1 : static_cast<int>(s.first_value_col) + p.col});
     if (p.fn == AggFn::Count || p.fn == AggFn::CountDistinct) {
       if (p.fn == AggFn::Count) {
@@ -398,7 +406,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     carried->name = name;
     s.output->children.push_back(std::move(carried));
   }
-  plan.fingerprint = fingerprint;
 
   // Rows: key 0, key 1 and op, v, d, s, x; the reference row count of each key (row rules).
   std::map<std::string, int64_t> ref;
@@ -621,11 +628,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view raw(reinterpret_cast<const char*>(data) + kHeader, blob_len);
   if (blob_mode & 1) probe_load(s, raw);
   if (blob_mode & 2) {
-    auto empty = make_aggregator(s, cl::Emit::Final);
-    std::string blob = dump(*empty);
-    blob.resize(blob.size() - sizeof(uint64_t));  // magic, version, fingerprint
-    blob.append(raw);
-    probe_load(s, blob);
+    const std::string value = st::seal(st::Operator::ChangelogAgg, kIdentity, {raw});
+    probe_load(s, st::open(value, st::Operator::ChangelogAgg, kIdentity, 1).at(0));
   }
   if (blob_mode & 4) {
     std::string blob = blobs[(blob_mode >> 3) % blobs.size()];

@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 from sliceflow import changelog as C
 from sliceflow import window as W
 from sliceflow.changelog_plan import build_plan
+from sliceflow.state_format import changelog_identity, open_value, seal
 from sliceflow.testing.changelog_reference import changelog_reference, materialize
 
 SETTINGS = settings(
@@ -380,13 +381,16 @@ def test_state_blob_errors() -> None:
         phase.add(d)
     phase.end_bundle()
     blob = phase.dump()
-    other = C.GlobalPhase(build_plan(t.schema, "k", [W.min("v"), W.count()]))
-    with pytest.raises(ValueError, match="different aggregation"):
-        other.load(blob)
+    # Another aggregation's state is refused by the state header (docs/state.md).
+    value = seal("changelog_agg", changelog_identity(cp), [blob])
+    other = build_plan(t.schema, "k", [W.min("v"), W.count()])
+    changed = r"aggregates: max\(STRING\), count\(\*\) in the checkpoint, now min\(STRING\)"
+    with pytest.raises(ValueError, match=f"different aggregation \\({changed}"):
+        open_value("changelog_agg", changelog_identity(other), value, 1)
     fresh = C.GlobalPhase(cp)
     for cut in range(len(blob) - 1):
         fresh.reset()
-        with pytest.raises(ValueError, match="changelog state"):
+        with pytest.raises(ValueError, match="changelog(_agg)? state"):
             fresh.load(blob[:cut])
     with pytest.raises(ValueError, match="trailing bytes"):
         fresh.reset()

@@ -21,9 +21,11 @@ from test_spark_changelog import stream_of, write_micro_batches
 from sliceflow import window as W
 from sliceflow.spark import window_agg
 from sliceflow.spark.window_agg import WindowMetrics
+from sliceflow.state_format import inspect
 from sliceflow.testing.spark import run_to_end, window_bounds
 from sliceflow.testing.window_reference import RefAgg, RefWindow, canonical_rows
 from sliceflow.testing.window_stream_reference import same_values, stream_reference
+from sliceflow.window_state import watermark_from
 
 pytestmark = pytest.mark.spark
 
@@ -240,12 +242,16 @@ def test_restart_from_checkpoint_equals_spark(spark, tmp_path):
         reader = spark.read.format("statestore").option("stateVarName", name)
         return [r["value"] for r in reader.load(str(tmp_path / "ck_ours")).collect()]
 
-    watermarks = [v["watermark_ms"] for v in state_of("sliceflow_window_bucket")]
+    # Each value is a sealed state value (docs/state.md): its payload sections.
+    def sections(value) -> list[bytes]:
+        return inspect(bytes(value["blob"]))["sections"]
+
+    watermarks = [watermark_from(sections(v)) for v in state_of("sliceflow_window_bucket")]
     model = stream_reference(batches, "t", window, ["k"], REF, delay_us=5 * S)
     assert watermarks and set(watermarks) == {model.watermarks_ms[-1]}
     carried = 0
     for value in state_of("sliceflow_window_bucket_rows"):
-        blob = bytes(value["partials"])
+        blob = sections(value)[0]  # the partial rows
         if blob:
             t = pa.ipc.open_stream(blob).read_all()
             last_end = [s - s % (10 * S) + 30 * S for s in t.column("__slice").to_pylist()]

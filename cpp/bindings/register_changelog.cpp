@@ -41,7 +41,6 @@ Plan plan_from(const py::dict& d) {
   plan.bundle_rows = item<int64_t>(d, "bundle_rows");
   plan.buckets = item<int32_t>(d, "buckets");
   plan.ansi = item<bool>(d, "ansi");
-  plan.fingerprint = item<std::string>(d, "fingerprint");
   plan.validate();
   return plan;
 }
@@ -171,14 +170,15 @@ void register_changelog(py::module_& m) {
       .def(py::init<const py::dict&, const py::capsule&, const py::capsule&, const std::string&, int64_t>(),
            py::arg("plan"), py::arg("delta_schema_capsule"), py::arg("output_schema_capsule"),
            py::arg("emit") = "changelog", py::arg("max_output_rows") = 65536)
-      .def("load", &PyAggregator::load, py::arg("blob"), "Add the keys of a state blob written by dump().")
+      .def("load", &PyAggregator::load, py::arg("payload"),
+           "Add the keys of a state payload written by dump() (the payload of a sealed state value).")
       .def("add", &PyAggregator::add, py::arg("schema_capsule"), py::arg("array_capsule"),
            py::arg("buffer_sizes") = py::none(),
            "Apply delta rows in order (validated first: ValueError if malformed).")
       .def("end_bundle", &PyAggregator::end_bundle, "End the open bundle (the end of a micro-batch).")
       .def("finish", &PyAggregator::finish, "End of input (emit='final': queue one +I row per live key).")
       .def("take", &PyAggregator::take, "Output rows built so far (a capsule) or None.")
-      .def("dump", &PyAggregator::dump, "The live keys' state as bytes.")
+      .def("dump", &PyAggregator::dump, "The live keys' state as bytes (the payload of a state value).")
       .def("reset", &PyAggregator::reset, "Forget every key (reuse for the next bucket).")
       .def("live_keys", &PyAggregator::live_keys)
       .def("memory_usage", &PyAggregator::memory_usage)

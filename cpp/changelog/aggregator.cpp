@@ -12,13 +12,6 @@ using arrow::ColumnView;
 using arrow::Kind;
 using arrow::Layout;
 
-namespace {
-
-constexpr uint32_t kMagic = 0x4C434653;  // "SFCL"
-constexpr uint32_t kVersion = 1;
-
-}  // namespace
-
 Aggregator::Aggregator(Plan plan, std::unique_ptr<arrow::Type> delta_type, std::unique_ptr<arrow::Type> output_type,
                        Emit emit, int64_t max_output_rows)
     : plan_(std::move(plan)),
@@ -26,7 +19,6 @@ Aggregator::Aggregator(Plan plan, std::unique_ptr<arrow::Type> delta_type, std::
       output_type_(std::move(output_type)),
       emit_(emit),
       max_output_rows_(max_output_rows),
-      fingerprint_(window::hash_bytes(plan_.fingerprint)),
       out_((plan_.validate(), *output_type_)) {
   if (max_output_rows_ <= 0) throw std::invalid_argument("max_output_rows must be positive");
   if (delta_type_->kind != Kind::Struct || output_type_->kind != Kind::Struct) {
@@ -225,13 +217,13 @@ size_t Aggregator::live_keys() const {
   return n;
 }
 
+// The payload of a changelog_agg state value (docs/state.md): the live key count, then per
+// live key its key bytes, its row count and each accumulator's state. The header around it
+// (version, plan identity, checksum) is state/format.h's.
 void Aggregator::dump(arrow::ByteBuffer& out) {
   if (!touched_.empty()) throw std::logic_error("changelog aggregator: dump() with a bundle open");
   const size_t start = out.size();
   StateWriter w(out);
-  w.put<uint32_t>(kMagic);
-  w.put<uint32_t>(kVersion);
-  w.put<uint64_t>(fingerprint_);
   w.put<uint64_t>(live_keys());
   for (uint32_t k = 0; k < rows_.size(); ++k) {
     if (rows_[k] <= 0) continue;
@@ -242,34 +234,23 @@ void Aggregator::dump(arrow::ByteBuffer& out) {
   stats_.state_bytes_dumped += static_cast<int64_t>(out.size() - start);
 }
 
-void Aggregator::load(std::string_view blob) {
+void Aggregator::load(std::string_view payload) {
   if (!touched_.empty()) throw std::logic_error("changelog aggregator: load() with a bundle open");
-  StateReader r(blob);
-  if (r.get<uint32_t>() != kMagic) throw std::invalid_argument("changelog state: not a sliceflow changelog state blob");
-  const auto version = r.get<uint32_t>();
-  if (version != kVersion) {
-    throw std::invalid_argument("changelog state: format version " + std::to_string(version) +
-                                " is not supported (this build reads version " + std::to_string(kVersion) + ")");
-  }
-  if (r.get<uint64_t>() != fingerprint_) {
-    throw std::invalid_argument(
-        "changelog state: the checkpoint was written by a different aggregation (other keys, aggregates, "
-        "argument types or bucket count); restart from a new checkpoint location");
-  }
+  StateReader r(payload);
   const auto n = r.get<uint64_t>();
   for (uint64_t i = 0; i < n; ++i) {
     const std::string_view key = r.get_bytes();
     const size_t before = keys_.size();
     const uint32_t k = key_id(key, window::hash_bytes(key));
-    if (keys_.size() == before) throw std::invalid_argument("changelog state: a key appears twice in the state");
+    if (keys_.size() == before) throw std::invalid_argument("changelog_agg state: a key appears twice in the state");
     const auto rows = r.get<int64_t>();
-    if (rows <= 0) throw std::invalid_argument("changelog state: a key without rows in the state blob");
+    if (rows <= 0) throw std::invalid_argument("changelog_agg state: a key without rows in the state");
     rows_[k] = rows;
     for (auto& acc : accs_) acc->load(k, r);
   }
-  if (!r.done()) throw std::invalid_argument("changelog state: trailing bytes after the last key");
+  if (!r.done()) throw std::invalid_argument("changelog_agg state: trailing bytes after the last key");
   stats_.keys_loaded += static_cast<int64_t>(n);
-  stats_.state_bytes_loaded += static_cast<int64_t>(blob.size());
+  stats_.state_bytes_loaded += static_cast<int64_t>(payload.size());
 }
 
 void Aggregator::reset() {

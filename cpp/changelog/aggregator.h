@@ -43,8 +43,9 @@ class Aggregator {
   Aggregator(Plan plan, std::unique_ptr<arrow::Type> delta_type, std::unique_ptr<arrow::Type> output_type,
              Emit emit, int64_t max_output_rows);
 
-  // Adds the keys of a state blob (written by dump() of the same plan). No bundle may be open.
-  void load(std::string_view blob);
+  // Adds the keys of a state payload (written by dump() under the same plan identity, which
+  // the state header checked). No bundle may be open.
+  void load(std::string_view payload);
   // Applies delta rows (a struct array of the delta schema).
   void add(const ArrowSchema& schema, const ArrowArray& array);
   // Ends the open bundle (the end of a micro-batch's rows): its net changes become output.
@@ -53,7 +54,7 @@ class Aggregator {
   void finish();
   // Output rows built so far (at most max_output_rows of the final rows at a time), or null.
   std::unique_ptr<ArrowArray> take();
-  // The live keys' state as one blob. No bundle may be open.
+  // Appends the live keys' state (the payload of a state value) to out. No bundle may be open.
   void dump(arrow::ByteBuffer& out);
   // Forgets every key and the counters (the next bucket), keeping capacity.
   void reset();
@@ -74,7 +75,6 @@ class Aggregator {
   std::unique_ptr<arrow::Type> output_type_;
   Emit emit_;
   int64_t max_output_rows_;
-  uint64_t fingerprint_;
   std::vector<std::unique_ptr<Accumulator>> accs_;
   std::vector<window::ValueClass> classes_;  // per aggregate, its output value class
   bundle::BundleBuffer keys_;

@@ -27,9 +27,6 @@ struct Plan {
   int64_t bundle_rows = 5000;
   int32_t buckets = 1;
   bool ansi = true;
-  // Identifies the plan in state blobs (Python writes the types and aggregates into it), so
-  // that state written by another query is refused instead of misread.
-  std::string fingerprint;
 
   bool retracting() const { return op_column >= 0; }
   // Throws std::invalid_argument when the plan is inconsistent.

@@ -1,15 +1,15 @@
-// The byte format of a key's state in a state blob: fixed-width values in native byte order,
-// strings as a 4-byte length and their bytes. The reader checks every length, so a damaged or
-// foreign blob gives a clear error, never a read past its end.
+// The byte format of a key's state in the changelog payload of a sealed state value
+// (docs/state.md, "changelog_agg payload"): fixed-width values little-endian whatever the
+// machine (state/byte_order.h), strings as a u32 length and their bytes. The reader checks
+// every length, so a damaged or forged payload gives a clear error, never a read past its end.
 #pragma once
 
 #include <cstdint>
-#include <cstring>
 #include <stdexcept>
-#include <string>
 #include <string_view>
 
 #include "arrow/byte_buffer.h"
+#include "state/byte_order.h"
 
 namespace sliceflow::changelog {
 
@@ -18,7 +18,9 @@ class StateWriter {
   explicit StateWriter(arrow::ByteBuffer& out) : out_(out) {}
   template <typename T>
   void put(T v) {
-    out_.append(v);
+    char bytes[sizeof(T)];
+    state::store_le(bytes, v);
+    out_.append_bytes(bytes, sizeof(T));
   }
   void put_bytes(std::string_view s) {
     put<uint32_t>(static_cast<uint32_t>(s.size()));
@@ -35,8 +37,7 @@ class StateReader {
   template <typename T>
   T get() {
     need(sizeof(T));
-    T v;
-    std::memcpy(&v, in_.data() + at_, sizeof(T));
+    const T v = state::load_le<T>(in_.data() + at_);
     at_ += sizeof(T);
     return v;
   }
@@ -52,7 +53,7 @@ class StateReader {
  private:
   void need(size_t n) const {
     if (in_.size() - at_ < n) {
-      throw std::invalid_argument("changelog state: the state blob is truncated or damaged");
+      throw std::invalid_argument("changelog_agg state: the key states are cut short or damaged");
     }
   }
   std::string_view in_;

@@ -222,16 +222,6 @@ def build_plan(
         out_fields.append(pa.field(agg.name, result_type(agg.fn, t), nullable=not counted))
     output_schema = pa.schema(out_fields)
 
-    # What the state depends on: a checkpoint written under another fingerprint is refused.
-    fingerprint = "|".join(
-        [
-            "v1",
-            f"buckets={buckets}",
-            f"retracting={retracting}",
-            "keys=" + ",".join(str(_carried(schema.field(i).type)) for i in key_idx),
-            "aggs=" + ",".join(f"{a.fn}({t})" for a, t in zip(aggs, arg_types, strict=True)),
-        ]
-    )
     plan = {
         "num_keys": n,
         "op_column": op_column,
@@ -242,7 +232,6 @@ def build_plan(
         "bundle_rows": bundle_rows,
         "buckets": buckets,
         "ansi": ansi,
-        "fingerprint": fingerprint,
     }
     return ChangelogPlan(
         plan=plan,

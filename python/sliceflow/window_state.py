@@ -12,7 +12,10 @@ and returns the windows that fired and the new state:
    slice leaves the state once the watermark passes the end of its last window.
 
 ``sliceflow.spark.window_streaming`` runs this once per bucket and micro-batch under
-transformWithStateInPandas; tests run it directly against the brute-force model.
+transformWithStateInPandas; tests run it directly against the brute-force model. Between steps
+the state is kept as the payload sections of sealed state values (docs/state.md): the
+watermark (:func:`watermark_sections`) and the carried rows as Arrow IPC streams
+(:func:`rows_sections`).
 """
 
 from __future__ import annotations
@@ -28,7 +31,17 @@ from sliceflow.kernels import add_batch, add_stats, core_module, drain
 from sliceflow.window_phases import local_phase
 from sliceflow.window_plan import WindowPlan
 
-__all__ = ["BucketState", "advance", "fold", "read_table", "write_table"]
+__all__ = [
+    "BucketState",
+    "advance",
+    "fold",
+    "from_sections",
+    "read_table",
+    "rows_sections",
+    "watermark_from",
+    "watermark_sections",
+    "write_table",
+]
 
 
 @dataclass
@@ -54,17 +67,62 @@ def write_table(table: pa.Table | None) -> bytes:
     return data
 
 
+def _same_but_zone(a: pa.DataType, b: pa.DataType) -> bool:
+    """Equal types, or timestamps that differ only in their zone (the session time zone that
+    Spark hands to Arrow, which changes no value)."""
+    if a == b:
+        return True
+    return bool(pa.types.is_timestamp(a) and pa.types.is_timestamp(b) and a.unit == b.unit)
+
+
 def read_table(data: bytes, schema: pa.Schema) -> pa.Table:
-    """The inverse of :func:`write_table`; refuses a table of another schema."""
+    """The inverse of :func:`write_table`, as ``schema`` (its names; a timestamp's zone may
+    differ); refuses a table of other types."""
     if not data:
         return schema.empty_table()
     table = pa.ipc.open_stream(pa.py_buffer(data)).read_all()
-    if not table.schema.equals(schema):
+    if table.schema.equals(schema):
+        return table
+    if len(table.schema) != len(schema) or not all(
+        _same_but_zone(f.type, g.type) for f, g in zip(table.schema, schema, strict=True)
+    ):
         raise ValueError(
             "window_agg: the stored state has another schema than the aggregation "
             f"(stored {table.schema}, expected {schema})"
         )
-    return table
+    columns = [c.cast(f.type) for c, f in zip(table.columns, schema, strict=True)]
+    return pa.Table.from_arrays(columns, schema=schema)
+
+
+def watermark_sections(watermark_ms: int) -> list[bytes]:
+    """The payload of a bucket's watermark value: one section, 8 bytes little-endian."""
+    return [watermark_ms.to_bytes(8, "little", signed=True)]
+
+
+def watermark_from(sections: list[bytes]) -> int:
+    """The inverse of :func:`watermark_sections`."""
+    (data,) = sections
+    if len(data) != 8:
+        raise ValueError(f"window_agg state: the watermark is {len(data)} bytes, not 8 (damaged)")
+    return int.from_bytes(data, "little", signed=True)
+
+
+def rows_sections(state: BucketState) -> list[bytes]:
+    """The payload of a bucket's rows value: its partial rows and (``emit="incremental"``) its
+    emitted windows as Arrow IPC streams (an empty section for none)."""
+    return [write_table(state.partials), write_table(state.emitted)]
+
+
+def from_sections(sections: list[bytes] | None, wp: WindowPlan, watermark_ms: int) -> BucketState:
+    """The inverse of :func:`rows_sections` (None: a bucket without rows)."""
+    if sections is None:
+        return BucketState(watermark_ms, wp.partial_schema.empty_table())
+    partials, emitted = sections
+    return BucketState(
+        watermark_ms,
+        read_table(partials, wp.partial_schema),
+        read_table(emitted, wp.output_schema) if emitted else None,
+    )
 
 
 def fold(

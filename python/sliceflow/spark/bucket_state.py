@@ -1,41 +1,22 @@
-"""Kernel state in Spark's state store: one value per bucket of keys.
+"""The rows of each bucket, shipped to its state: what a streaming operator's packing step sends
+to its :class:`~sliceflow.spark.bucket_processor.BucketProcessor`.
 
-A streaming ``changelog_agg`` groups its delta rows by ``__bucket`` (a hash of the grouping
-key) and runs :class:`BucketProcessor` under ``transformWithStateInPandas``. Per bucket and
-micro-batch, Spark calls :meth:`BucketProcessor.handleInputRows` once: the bucket's state blob
-is read once, the kernel applies the micro-batch's rows (in arrival order, in bundles), emits
-the net changes, and the new blob is written once (or the entry cleared when no key is left).
-Checkpoints therefore hold the kernel's own state format (docs/changelog-kernel.md, "State
-blob"), fingerprinted so that a restart with another aggregation fails clearly.
+A streaming operator hashes its grouping keys into buckets (``__bucket``); per input batch, its
+packing step (``mapInArrow``) turns the rows into one row per bucket that holds the bucket's
+rows as one Arrow IPC message (:func:`pack_by_bucket`), under the bucket's label
+(``bucket_labels``). The processor gets them back as Arrow batches with :func:`unpack`, and
+hands its output batches back to Spark with :func:`to_pandas`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
-from pyspark.sql import types as T
-from pyspark.sql.streaming.stateful_processor import StatefulProcessor, StatefulProcessorHandle
 
-from sliceflow.changelog import GlobalPhase
-from sliceflow.changelog_plan import ChangelogPlan
-from sliceflow.spark.tasks import TaskContext
-
-__all__ = [
-    "PACKED_SCHEMA",
-    "STATE_NAME",
-    "BucketProcessor",
-    "pack_by_bucket",
-    "to_pandas",
-    "unpack",
-]
-
-#: The name of the value state that holds a bucket's blob.
-STATE_NAME = "sliceflow_changelog_bucket"
-_STATE_SCHEMA = T.StructType([T.StructField("blob", T.BinaryType(), False)])
+__all__ = ["PACKED_SCHEMA", "pack_by_bucket", "to_pandas", "unpack"]
 
 
 def to_pandas(batch: pa.RecordBatch) -> pd.DataFrame:
@@ -96,46 +77,3 @@ def unpack(frame: pd.DataFrame, schema: pa.Schema, operator: str) -> Iterator[pa
     for payload in frame.iloc[:, 1]:
         if len(payload):
             yield pa.ipc.read_record_batch(pa.py_buffer(payload), schema)
-
-
-class BucketProcessor(StatefulProcessor):
-    """``transformWithStateInPandas`` processor: one call per (micro-batch, bucket)."""
-
-    def __init__(
-        self,
-        cp: ChangelogPlan,
-        task: TaskContext,
-    ) -> None:
-        self._cp = cp
-        self._task = task
-
-    def init(self, handle: StatefulProcessorHandle) -> None:
-        self._task.start()
-        self._state = handle.getValueState(STATE_NAME, _STATE_SCHEMA)
-        self._phase = GlobalPhase(self._cp, "changelog")
-        self._stats: dict[str, int] = {}
-
-    def handleInputRows(
-        self, key: Any, rows: Iterator[pd.DataFrame], timerValues: Any
-    ) -> Iterator[pd.DataFrame]:
-        phase = self._phase
-        phase.reset()
-        value = self._state.get()  # one call: None when there is no value
-        if value is not None:
-            phase.load(bytes(value[0]))
-        delta_schema = self._cp.delta_schema
-        for frame in rows:
-            for batch in unpack(frame, delta_schema, "changelog_agg"):
-                for out in phase.add(batch):
-                    yield to_pandas(out)
-        for out in phase.end_bundle():
-            yield to_pandas(out)
-        if phase.live_keys():
-            self._state.update((phase.dump(),))
-        else:
-            self._state.clear()
-        if self._task.accumulator is not None:
-            self._task.report({**phase.stats(), "buckets_touched": 1})
-
-    def close(self) -> None:
-        pass

@@ -35,7 +35,8 @@ from sliceflow.changelog_plan import (
 )
 from sliceflow.kernels import conform
 from sliceflow.spark.bucket_labels import bucket_labels, check_buckets
-from sliceflow.spark.bucket_state import PACKED_SCHEMA, BucketProcessor, pack_by_bucket
+from sliceflow.spark.bucket_state import PACKED_SCHEMA, pack_by_bucket
+from sliceflow.spark.changelog_streaming import streaming
 from sliceflow.spark.columns import input_schema, quote, resolver
 from sliceflow.spark.metrics import ChangelogMetrics
 from sliceflow.spark.session_settings import SessionSettings
@@ -143,7 +144,7 @@ def changelog_agg(
         encode_packed_fn.__name__ = "changelog_agg_encode"
         check_state_store(conf, "changelog_agg")
         packed = selected.mapInArrow(encode_packed_fn, spark_struct(PACKED_SCHEMA))
-        return _streaming(cp, packed, output_struct, task)
+        return streaming(cp, packed, output_struct, task)
     deltas = selected.mapInArrow(encode_fn, spark_struct(cp.delta_schema))
     return _batch(cp, deltas, output_struct, task)
 
@@ -162,15 +163,3 @@ def _batch(
     final_fn.__name__ = "changelog_agg_final"
     # Rows of a key from one input partition keep their order through the shuffle.
     return deltas.repartition("__key").mapInArrow(final_fn, output)
-
-
-def _streaming(
-    cp: ChangelogPlan, deltas: DataFrame, output: T.StructType, task: TaskContext
-) -> DataFrame:
-    processor = BucketProcessor(cp, task)
-    return deltas.groupBy("__bucket").transformWithStateInPandas(
-        statefulProcessor=processor,
-        outputStructType=output,
-        outputMode="Append",
-        timeMode="None",
-    )

@@ -19,31 +19,38 @@ bucket remembers the watermark it last ran at and is made to run at every waterm
 (an event-time timer one millisecond after it) and in every micro-batch with data (every task
 of the packing step sends each bucket a message, empty if it has no rows for it): the
 remembered watermark is then always ``watermark_{b-1}``.
+
+A bucket keeps two values (sealed state values, docs/state.md), under the plan identity of
+``state_format.window_identity``: the watermark it last ran at (read on every call) and its
+carried rows (read only when the bucket has work).
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Iterator, Sequence
-from typing import Any
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
-from pyspark.sql.streaming.stateful_processor import StatefulProcessor, StatefulProcessorHandle
 
 from sliceflow.kernels import conform
 from sliceflow.spark.bucket_labels import bucket_labels
-from sliceflow.spark.bucket_state import PACKED_SCHEMA, pack_by_bucket, to_pandas, unpack
+from sliceflow.spark.bucket_processor import BucketCall, BucketProcessor, process_buckets
+from sliceflow.spark.bucket_state import PACKED_SCHEMA, pack_by_bucket
 from sliceflow.spark.columns import quote
 from sliceflow.spark.tasks import TaskContext
 from sliceflow.spark_types import spark_struct
+from sliceflow.state_format import window_identity
 from sliceflow.window_plan import WindowPlan
-from sliceflow.window_state import BucketState, advance, read_table, write_table
+from sliceflow.window_state import (
+    advance,
+    from_sections,
+    rows_sections,
+    watermark_from,
+    watermark_sections,
+)
 
 __all__ = [
     "BUCKETS_CONF",
@@ -51,6 +58,7 @@ __all__ = [
     "DEFAULT_BUCKETS",
     "STATE_NAME",
     "WindowBucketProcessor",
+    "pack_rows",
     "streaming",
 ]
 
@@ -60,32 +68,10 @@ BUCKETS_CONF = "spark.sliceflow.window.buckets"
 #: ``spark.sql.shuffle.partitions`` (more buckets than tasks add calls, not parallelism).
 DEFAULT_BUCKETS = 16
 
-#: The value states of a bucket: what it is and the watermark it last ran at (read on every
-#: call), and its carried rows (read only when the bucket has work).
+#: The value states of a bucket: the watermark it last ran at (read on every call), and its
+#: carried rows (read only when the bucket has work).
 STATE_NAME = "sliceflow_window_bucket"
 DATA_STATE_NAME = "sliceflow_window_bucket_rows"
-_STATE_SCHEMA = T.StructType(
-    [
-        T.StructField("plan", T.StringType(), False),
-        T.StructField("watermark_ms", T.LongType(), False),
-    ]
-)
-_DATA_SCHEMA = T.StructType(
-    [
-        T.StructField("partials", T.BinaryType(), False),
-        T.StructField("emitted", T.BinaryType(), False),
-    ]
-)
-
-
-def plan_fingerprint(wp: WindowPlan, emit: str, buckets: int) -> str:
-    """Identifies the aggregation a checkpoint's state belongs to."""
-    text = json.dumps(
-        {"plan": wp.plan, "partial": str(wp.partial_schema), "emit": emit, "buckets": buckets},
-        sort_keys=True,
-        default=str,
-    )
-    return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
 def pack_rows(
@@ -107,9 +93,12 @@ def pack_rows(
     )
 
 
-class WindowBucketProcessor(StatefulProcessor):
-    """``transformWithStateInPandas`` processor (time mode ``EventTime``): one call per bucket
-    per micro-batch, and one per watermark advance."""
+class WindowBucketProcessor(BucketProcessor):
+    """One call per bucket per micro-batch, and one per watermark advance (event time)."""
+
+    operator = "window_agg"
+    state_names = (STATE_NAME, DATA_STATE_NAME)
+    time_mode = "EventTime"
 
     def __init__(
         self,
@@ -118,84 +107,36 @@ class WindowBucketProcessor(StatefulProcessor):
         buckets: int,
         task: TaskContext,
     ) -> None:
+        super().__init__(window_identity(wp, emit, buckets), wp.input_schema, task)
         self._wp = wp
         self._emit = emit
-        self._task = task
-        self._fingerprint = plan_fingerprint(wp, emit, buckets)
 
-    def init(self, handle: StatefulProcessorHandle) -> None:
-        self._task.start()
-        self._handle = handle
-        self._state = handle.getValueState(STATE_NAME, _STATE_SCHEMA)
-        self._data = handle.getValueState(DATA_STATE_NAME, _DATA_SCHEMA)
-
-    def handleInputRows(
-        self, key: Any, rows: Iterator[pd.DataFrame], timerValues: Any
-    ) -> Iterator[pd.DataFrame]:
-        batches = [
-            batch for frame in rows for batch in unpack(frame, self._wp.input_schema, "window_agg")
-        ]
-        yield from self._advance(timerValues.getCurrentWatermarkInMs(), batches, expired=False)
-
-    def handleExpiredTimer(
-        self, key: Any, timerValues: Any, expiredTimerInfo: Any
-    ) -> Iterator[pd.DataFrame]:
-        yield from self._advance(timerValues.getCurrentWatermarkInMs(), [], expired=True)
-
-    def close(self) -> None:
-        pass
-
-    def _previous_watermark(self) -> int | None:
-        """The watermark the bucket last ran at; None before its first run."""
-        value = self._state.get()  # one call: None when there is no value
-        if value is None:
-            return None
-        plan, watermark_ms = value
-        if plan != self._fingerprint:
-            raise ValueError(
-                "window_agg: the checkpoint holds the state of a different aggregation (window, "
-                "keys, aggregates, emit mode, bucket count or column types changed); restart "
-                "it with the query it was written by, or with a new checkpoint location"
-            )
-        return int(watermark_ms)
-
-    def _load(self, watermark_ms: int) -> BucketState:
-        wp = self._wp
-        value = self._data.get()
-        if value is None:
-            return BucketState(watermark_ms, wp.partial_schema.empty_table())
-        partials, emitted = value
-        return BucketState(
-            watermark_ms,
-            read_table(bytes(partials), wp.partial_schema),
-            read_table(bytes(emitted), wp.output_schema) if len(emitted) else None,
-        )
-
-    def _advance(
-        self, watermark_ms: int, batches: Sequence[pa.RecordBatch], *, expired: bool
-    ) -> Iterator[pd.DataFrame]:
-        previous = self._previous_watermark()
-        if previous is not None and not batches and watermark_ms <= previous:
+    def advance(self, call: BucketCall) -> Iterator[pa.RecordBatch]:
+        watermark_ms = call.watermark_ms
+        assert watermark_ms is not None  # event time
+        rows = list(call.batches)
+        stored = self.load(STATE_NAME, 1)
+        previous = watermark_from(stored) if stored is not None else None
+        if previous is not None and not rows and watermark_ms <= previous:
             # Only the packing step's empty message, and the watermark has not moved: no
             # window can fire.
             return
         # A bucket first runs in the first micro-batch with data: nothing is late yet.
-        state = self._load(previous) if previous is not None else None
-        stats: dict[str, int] = {"bucket_runs": 1}
-        out, state = advance(self._wp, self._emit, state, watermark_ms, batches, stats)
-        self._data.update((write_table(state.partials), write_table(state.emitted)))
+        state = (
+            from_sections(self.load(DATA_STATE_NAME, 2), self._wp, previous)
+            if previous is not None
+            else None
+        )
+        call.stats["bucket_runs"] = 1
+        out, state = advance(self._wp, self._emit, state, watermark_ms, rows, call.stats)
+        self.store(DATA_STATE_NAME, rows_sections(state))
         if state.watermark_ms != previous:
-            self._state.update((self._fingerprint, state.watermark_ms))
+            self.store(STATE_NAME, watermark_sections(state.watermark_ms))
             # Run again as soon as the watermark moves (an expired timer is gone already).
-            if previous is not None and not expired:
-                self._handle.deleteTimer(previous + 1)
-            self._handle.registerTimer(state.watermark_ms + 1)
-        self._task.report(stats)
-        # One frame per kernel output batch: PySpark takes Arrow-backed pandas columns of one
-        # chunk only, and memory stays bounded by a batch.
-        for batch in out.to_batches():
-            if batch.num_rows:
-                yield to_pandas(batch)
+            if previous is not None and not call.expired:
+                self.handle.deleteTimer(previous + 1)
+            self.handle.registerTimer(state.watermark_ms + 1)
+        yield from out.to_batches()
 
 
 def streaming(
@@ -221,9 +162,4 @@ def streaming(
     pack_fn.__name__ = "window_agg_pack"
     packed = selected.mapInArrow(pack_fn, spark_struct(PACKED_SCHEMA))
     processor = WindowBucketProcessor(wp, emit, buckets, task)
-    return packed.groupBy("__bucket").transformWithStateInPandas(
-        statefulProcessor=processor,
-        outputStructType=output,
-        outputMode="Append",
-        timeMode="EventTime",
-    )
+    return process_buckets(packed, processor, output)
