@@ -53,7 +53,9 @@ Parts split(std::string_view in) {
     at += s.size();
     return std::string(s);
   };
-  auto len = [&]() { return at < in.size() ? static_cast<size_t>(static_cast<uint8_t>(in[at++])) % 24 : 0; };
+  auto len = [&]() {
+    return at < in.size() ? static_cast<size_t>(static_cast<uint8_t>(in[at++])) % 24 : 0;
+  };
   const size_t fields = len() % 5;
   for (size_t f = 0; f < fields; ++f) {
     std::string name = take(len());
@@ -74,7 +76,8 @@ void sealed_then_damaged(std::string_view in, std::string_view damage) {
   if (st::open(value, op, p.identity, views.size()) != views) __builtin_trap();
 
   // Another operator, another identity: refused.
-  const auto other_op = op == st::Operator::WindowAgg ? st::Operator::ChangelogAgg : st::Operator::WindowAgg;
+  const auto other_op =
+      op == st::Operator::WindowAgg ? st::Operator::ChangelogAgg : st::Operator::WindowAgg;
   bool refused = false;
   try {
     st::open(value, other_op, p.identity, views.size());
@@ -95,7 +98,8 @@ void sealed_then_damaged(std::string_view in, std::string_view damage) {
   try {
     st::open(value, op, other, views.size());
   } catch (const std::invalid_argument& e) {
-    refused = std::string_view(e.what()).find(extra + ": not in the checkpoint") != std::string_view::npos;
+    refused = std::string_view(e.what()).find(extra + ": not in the checkpoint") !=
+              std::string_view::npos;
   }
   if (!refused) __builtin_trap();
 

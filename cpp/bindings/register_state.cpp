@@ -29,7 +29,8 @@ std::vector<py::bytes> to_bytes(const std::vector<std::string_view>& sections) {
   return out;
 }
 
-py::bytes seal(const std::string& op, const state::Identity& identity, const std::vector<py::bytes>& sections) {
+py::bytes seal(const std::string& op, const state::Identity& identity,
+               const std::vector<py::bytes>& sections) {
   const state::Operator kind = state::operator_from_name(op);
   const auto parts = views(sections);
   const size_t size = state::sealed_size(identity, parts);
@@ -42,8 +43,8 @@ py::bytes seal(const std::string& op, const state::Identity& identity, const std
   return out;
 }
 
-std::vector<py::bytes> open(const std::string& op, const state::Identity& identity, const py::bytes& value,
-                            size_t sections) {
+std::vector<py::bytes> open(const std::string& op, const state::Identity& identity,
+                            const py::bytes& value, size_t sections) {
   const state::Operator kind = state::operator_from_name(op);
   const std::string_view view = value;
   std::vector<std::string_view> parts;
@@ -69,15 +70,20 @@ py::dict inspect(const py::bytes& value) {
 void register_state(py::module_& m) {
   m.attr("FORMAT_VERSION") = state::kFormatVersion;
   m.def("seal", &seal, py::arg("operator"), py::arg("identity"), py::arg("sections"),
-        "One state value: the header (format version, operator, plan identity, lengths, checksum) and the "
+        "One state value: the header (format version, operator, plan identity, lengths, checksum) "
+        "and the "
         "sections, little-endian (docs/state.md).");
-  m.def("open", &open, py::arg("operator"), py::arg("identity"), py::arg("value"), py::arg("sections"),
-        "The sections of a state value written by seal(); ValueError naming what is wrong when the value is "
-        "damaged, of another operator or format version, or of another plan identity (naming the fields that "
+  m.def("open", &open, py::arg("operator"), py::arg("identity"), py::arg("value"),
+        py::arg("sections"),
+        "The sections of a state value written by seal(); ValueError naming what is wrong when the "
+        "value is "
+        "damaged, of another operator or format version, or of another plan identity (naming the "
+        "fields that "
         "changed).");
-  m.def("inspect", &inspect, py::arg("value"),
-        "A state value taken apart without judging its identity (for tools and tests): operator, "
-        "format_version, identity ((name, value) pairs) and sections; ValueError if it is damaged.");
+  m.def(
+      "inspect", &inspect, py::arg("value"),
+      "A state value taken apart without judging its identity (for tools and tests): operator, "
+      "format_version, identity ((name, value) pairs) and sections; ValueError if it is damaged.");
 }
 
 }  // namespace sliceflow::bindings

@@ -44,7 +44,8 @@ char* put_bytes(char* at, std::string_view s) {
 // A bounds-checked cursor over part of a value.
 class Cursor {
  public:
-  Cursor(std::string_view in, const char* reader, const char* part) : in_(in), reader_(reader), part_(part) {}
+  Cursor(std::string_view in, const char* reader, const char* part)
+      : in_(in), reader_(reader), part_(part) {}
   template <typename T>
   T get() {
     need(sizeof(T));
@@ -62,7 +63,8 @@ class Cursor {
 
  private:
   void need(uint64_t n) const {
-    if (in_.size() - at_ < n) fail(reader_, std::string("the ") + part_ + " is cut short (damaged value)");
+    if (in_.size() - at_ < n)
+      fail(reader_, std::string("the ") + part_ + " is cut short (damaged value)");
   }
   std::string_view in_;
   size_t at_ = 0;
@@ -120,15 +122,18 @@ size_t sealed_size(const Identity& identity, const std::vector<std::string_view>
   return kHeaderBytes + identity_size(identity) + payload_size(sections);
 }
 
-void seal_into(char* out, Operator op, const Identity& identity, const std::vector<std::string_view>& sections) {
+void seal_into(char* out, Operator op, const Identity& identity,
+               const std::vector<std::string_view>& sections) {
   if (sections.size() > kMaxSections) throw std::invalid_argument("state: at most 255 sections");
   for (const auto& [name, value] : identity) {
-    if (name.size() > std::numeric_limits<uint16_t>::max() || value.size() > std::numeric_limits<uint32_t>::max()) {
+    if (name.size() > std::numeric_limits<uint16_t>::max() ||
+        value.size() > std::numeric_limits<uint32_t>::max()) {
       throw std::invalid_argument("state: an identity field is too long");
     }
   }
   const size_t id_bytes = identity_size(identity);
-  if (id_bytes > std::numeric_limits<uint32_t>::max()) throw std::invalid_argument("state: the identity is too long");
+  if (id_bytes > std::numeric_limits<uint32_t>::max())
+    throw std::invalid_argument("state: the identity is too long");
   char* at = put_bytes(out, std::string_view(kMagic, 4));
   at = put<uint16_t>(at, kFormatVersion);
   at = put<uint8_t>(at, static_cast<uint8_t>(op));
@@ -154,7 +159,8 @@ void seal_into(char* out, Operator op, const Identity& identity, const std::vect
   put<uint64_t>(sum_at, sum);
 }
 
-std::string seal(Operator op, const Identity& identity, const std::vector<std::string_view>& sections) {
+std::string seal(Operator op, const Identity& identity,
+                 const std::vector<std::string_view>& sections) {
   std::string out(sealed_size(identity, sections), '\0');
   seal_into(out.data(), op, identity, sections);
   return out;
@@ -164,14 +170,17 @@ Opened read(std::string_view value, const char* reader) {
   if (value.size() >= 4 && std::memcmp(value.data(), kLegacyChangelogMagic, 4) == 0) {
     fail(reader,
          "the checkpoint was written by a sliceflow release before the versioned state format "
-         "(docs/state.md), which this release cannot read; restart the query with a new checkpoint location");
+         "(docs/state.md), which this release cannot read; restart the query with a new checkpoint "
+         "location");
   }
   if (value.size() < 4 || std::memcmp(value.data(), kMagic, 4) != 0) {
-    fail(reader, "the stored value is not sliceflow state (no 'SFST' header): another program's state, or damaged");
+    fail(reader,
+         "the stored value is not sliceflow state (no 'SFST' header): another program's state, or "
+         "damaged");
   }
   if (value.size() < kHeaderBytes) {
-    fail(reader, "the stored value is cut short: " + std::to_string(value.size()) + " bytes, less than its " +
-                     std::to_string(kHeaderBytes) + "-byte header");
+    fail(reader, "the stored value is cut short: " + std::to_string(value.size()) +
+                     " bytes, less than its " + std::to_string(kHeaderBytes) + "-byte header");
   }
   Cursor h(value.substr(0, kHeaderBytes), reader, "header");
   h.bytes(4);
@@ -184,22 +193,27 @@ Opened read(std::string_view value, const char* reader) {
   const auto payload_bytes = h.get<uint64_t>();
   const auto stored_sum = h.get<uint64_t>();
   if (out.version != kFormatVersion) {
-    fail(reader, "the checkpoint holds state format version " + std::to_string(out.version) + "; this release reads version " +
-                     std::to_string(kFormatVersion) +
-                     (out.version > kFormatVersion ? " (it was written by a newer sliceflow)" : " (damaged value?)"));
+    fail(reader, "the checkpoint holds state format version " + std::to_string(out.version) +
+                     "; this release reads version " + std::to_string(kFormatVersion) +
+                     (out.version > kFormatVersion ? " (it was written by a newer sliceflow)"
+                                                   : " (damaged value?)"));
   }
-  if (kind != static_cast<uint8_t>(Operator::WindowAgg) && kind != static_cast<uint8_t>(Operator::ChangelogAgg)) {
-    fail(reader, "the header names operator kind " + std::to_string(kind) + ", which this release does not know");
+  if (kind != static_cast<uint8_t>(Operator::WindowAgg) &&
+      kind != static_cast<uint8_t>(Operator::ChangelogAgg)) {
+    fail(reader, "the header names operator kind " + std::to_string(kind) +
+                     ", which this release does not know");
   }
   out.op = static_cast<Operator>(kind);
   if (reserved != 0) fail(reader, "the header's reserved field is not 0 (damaged value)");
   const uint64_t body = value.size() - kHeaderBytes;
   if (id_bytes > body || payload_bytes != body - id_bytes) {
-    fail(reader, "the stored value has " + std::to_string(body) + " bytes after its header, but the header says " +
-                     std::to_string(id_bytes) + " of identity and " + std::to_string(payload_bytes) +
+    fail(reader, "the stored value has " + std::to_string(body) +
+                     " bytes after its header, but the header says " + std::to_string(id_bytes) +
+                     " of identity and " + std::to_string(payload_bytes) +
                      " of payload (cut short or damaged)");
   }
-  const uint64_t sum = checksum(value.data() + kHeaderBytes, value.size() - kHeaderBytes, checksum(value.data(), 24, 0));
+  const uint64_t sum = checksum(value.data() + kHeaderBytes, value.size() - kHeaderBytes,
+                                checksum(value.data(), 24, 0));
   if (sum != stored_sum) fail(reader, "the checksum does not match: the stored value is damaged");
 
   Cursor id(value.substr(kHeaderBytes, id_bytes), reader, "plan identity");
@@ -212,7 +226,8 @@ Opened read(std::string_view value, const char* reader) {
   if (id.left() != 0) fail(reader, "trailing bytes after the plan identity (damaged value)");
 
   Cursor payload(value.substr(kHeaderBytes + id_bytes), reader, "payload");
-  for (unsigned s = 0; s < sections; ++s) out.sections.push_back(payload.bytes(payload.get<uint64_t>()));
+  for (unsigned s = 0; s < sections; ++s)
+    out.sections.push_back(payload.bytes(payload.get<uint64_t>()));
   if (payload.left() != 0) fail(reader, "trailing bytes after the last section (damaged value)");
   return out;
 }
@@ -231,18 +246,22 @@ std::string identity_changes(const Identity& stored, const Identity& now) {
     if (before == nullptr) {
       add(printable(name) + ": not in the checkpoint, now " + printable(value));
     } else if (*before != value) {
-      add(printable(name) + ": " + printable(*before) + " in the checkpoint, now " + printable(value));
+      add(printable(name) + ": " + printable(*before) + " in the checkpoint, now " +
+          printable(value));
     }
   }
   for (const auto& [name, value] : stored) {
     bool kept = false;
     for (const auto& [n, v] : now) kept = kept || n == name;
-    if (!kept) add(printable(name) + ": " + printable(value) + " in the checkpoint, no longer part of the plan");
+    if (!kept)
+      add(printable(name) + ": " + printable(value) +
+          " in the checkpoint, no longer part of the plan");
   }
   return out;
 }
 
-std::vector<std::string_view> open(std::string_view value, Operator op, const Identity& identity, size_t sections) {
+std::vector<std::string_view> open(std::string_view value, Operator op, const Identity& identity,
+                                   size_t sections) {
   const char* reader = operator_name(op);
   Opened got = read(value, reader);
   if (got.op != op) {
@@ -254,12 +273,13 @@ std::vector<std::string_view> open(std::string_view value, Operator op, const Id
     if (changes.empty()) changes = "the fields are in another order";
     fail(reader, "the checkpoint holds the state of a different aggregation (" + changes +
                      "). The state's identity covers " + shown(identity) +
-                     "; tuning options (bundle sizes, mini-batch settings) may change on restart. Restart with the "
+                     "; tuning options (bundle sizes, mini-batch settings) may change on restart. "
+                     "Restart with the "
                      "query that wrote the checkpoint, or with a new checkpoint location");
   }
   if (got.sections.size() != sections) {
-    fail(reader, "the stored value has " + std::to_string(got.sections.size()) + " sections, expected " +
-                     std::to_string(sections) + " (damaged value)");
+    fail(reader, "the stored value has " + std::to_string(got.sections.size()) +
+                     " sections, expected " + std::to_string(sections) + " (damaged value)");
   }
   return std::move(got.sections);
 }

@@ -48,9 +48,11 @@ constexpr size_t kMaxSections = 255;
 // The size of the sealed value of these sections.
 size_t sealed_size(const Identity& identity, const std::vector<std::string_view>& sections);
 // Writes the sealed value (sealed_size() bytes) to out.
-void seal_into(char* out, Operator op, const Identity& identity, const std::vector<std::string_view>& sections);
+void seal_into(char* out, Operator op, const Identity& identity,
+               const std::vector<std::string_view>& sections);
 // seal_into() into a new string.
-std::string seal(Operator op, const Identity& identity, const std::vector<std::string_view>& sections);
+std::string seal(Operator op, const Identity& identity,
+                 const std::vector<std::string_view>& sections);
 
 // A sealed value taken apart (views into the value).
 struct Opened {
@@ -66,7 +68,8 @@ Opened read(std::string_view value, const char* reader);
 
 // read(), then: the value must be op's, have this identity (an error names the fields that
 // changed) and `sections` sections. Returns the sections.
-std::vector<std::string_view> open(std::string_view value, Operator op, const Identity& identity, size_t sections);
+std::vector<std::string_view> open(std::string_view value, Operator op, const Identity& identity,
+                                   size_t sections);
 
 // The fields of `now` that differ from `stored`, as "name: stored → now" phrases joined by
 // "; " (fields only one side has say so; control bytes as \xNN); empty when equal.
