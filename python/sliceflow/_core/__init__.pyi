@@ -5,6 +5,6 @@ sliceflow's C++ kernels
 
 from __future__ import annotations
 
-from . import changelog, json, memory, window
+from . import changelog, json, memory, state, window
 
-__all__: list[str] = ["changelog", "json", "memory", "window"]
+__all__: list[str] = ["changelog", "json", "memory", "state", "window"]

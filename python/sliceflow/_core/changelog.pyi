@@ -63,7 +63,7 @@ class Aggregator:
         """
     def dump(self) -> bytes:
         """
-        The live keys' state as bytes.
+        The live keys' state as bytes (the payload of a state value).
         """
     def end_bundle(self) -> None:
         """
@@ -74,9 +74,9 @@ class Aggregator:
         End of input (emit='final': queue one +I row per live key).
         """
     def live_keys(self) -> int: ...
-    def load(self, blob: bytes) -> None:
+    def load(self, payload: bytes) -> None:
         """
-        Add the keys of a state blob written by dump().
+        Add the keys of a state payload written by dump() (the payload of a sealed state value).
         """
     def memory_usage(self) -> int: ...
     def reset(self) -> None:
