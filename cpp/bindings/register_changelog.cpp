@@ -33,7 +33,7 @@ Plan plan_from(const py::dict& d) {
   plan.op_column = item<int>(d, "op_column");
   for (const auto& a : item<py::list>(d, "aggs")) {
     const auto agg = a.cast<py::dict>();
-    plan.aggs.push_back({window::agg_fn_from_name(item<std::string>(agg, "fn")), item<int>(agg, "arg")});
+    plan.aggs.push_back({agg::agg_fn_from_name(item<std::string>(agg, "fn")), item<int>(agg, "arg")});
   }
   plan.mini_batch = item<bool>(d, "mini_batch");
   plan.fold = item<bool>(d, "fold");

@@ -44,7 +44,7 @@ Plan plan_from(const py::dict& d) {
   plan.num_keys = item<int>(d, "num_keys");
   for (const auto& a : item<py::list>(d, "aggs")) {
     const auto agg = a.cast<py::dict>();
-    plan.aggs.push_back({window::agg_fn_from_name(item<std::string>(agg, "fn")), item<int>(agg, "arg")});
+    plan.aggs.push_back({agg::agg_fn_from_name(item<std::string>(agg, "fn")), item<int>(agg, "arg")});
   }
   if (d.contains("ansi")) plan.ansi = d["ansi"].cast<bool>();
   if (d.contains("bundle_rows")) plan.bundle_rows = d["bundle_rows"].cast<int64_t>();

@@ -8,18 +8,19 @@
 #include <type_traits>
 #include <vector>
 
-#include "window/decimal_math.h"
-#include "window/values.h"
+#include "agg/decimal_math.h"
+#include "agg/sum_rules.h"
+#include "agg/values.h"
 
 namespace sliceflow::changelog {
 namespace {
 
 using arrow::ColumnView;
 using arrow::Kind;
-using window::ValueClass;
+using agg::ValueClass;
 
 template <typename V>
-constexpr bool kIsStr = std::is_same_v<V, window::StrValues>;
+constexpr bool kIsStr = std::is_same_v<V, agg::StrValues>;
 
 template <typename V>
 void put_value(StateWriter& w, typename V::View v) {
@@ -124,17 +125,10 @@ class IntSumAcc final : public Accumulator {
     if (n == 0) return out;
     out.valid = true;
     if (avg_) {
-      // A negative count (retractions of values never accumulated) keeps the quotient's sign
-      // rule of the exact value: 0 / -1 is 0.0, not -0.0.
-      out.d = n > 0 ? static_cast<double>(s) / static_cast<double>(n)
-                    : static_cast<double>(-s) / static_cast<double>(-n);
-      return out;
+      out.d = agg::integer_avg(s, n);
+    } else {
+      out.i = agg::bigint_sum(s, ansi_, name_);
     }
-    if (s > std::numeric_limits<int64_t>::max() || s < std::numeric_limits<int64_t>::min()) {
-      if (ansi_) window::ansi_overflow(false, avg_, name_);
-    }
-    // Spark's non-ANSI BIGINT sum wraps around: the exact sum modulo 2^64.
-    out.i = static_cast<int64_t>(static_cast<uint64_t>(static_cast<uint128>(s)));
     return out;
   }
   void save(uint32_t key, StateWriter& w) const override {
@@ -208,8 +202,7 @@ class FloatSumAcc final : public Accumulator {
 // exactly).
 class DecimalSumAcc final : public Accumulator {
  public:
-  DecimalSumAcc(int column, bool avg, bool ansi, std::string name, int p1, int scale, int rp, int rs)
-      : column_(column), avg_(avg), ansi_(ansi), name_(std::move(name)), p1_(p1), scale_(scale), rp_(rp), rs_(rs) {}
+  DecimalSumAcc(int column, agg::DecimalSumRule rule) : column_(column), rule_(std::move(rule)) {}
   void grow(size_t keys) override {
     s_.resize(keys);
     n_.resize(keys, 0);
@@ -226,7 +219,7 @@ class DecimalSumAcc final : public Accumulator {
     }
   }
   void clear_key(uint32_t key) override {
-    s_[key] = window::WideSum{};
+    s_[key] = agg::WideSum{};
     n_[key] = 0;
     overflowed_[key] = 0;
   }
@@ -234,22 +227,7 @@ class DecimalSumAcc final : public Accumulator {
     Scalar out;
     const int64_t n = n_[key];
     if (n == 0) return out;
-    int128 sum = 0;
-    int128 v = 0;
-    bool ok = overflowed_[key] == 0 && s_[key].fits(p1_, &sum);
-    if (ok && avg_) {
-      // A negative count only comes from retracting values never accumulated; the quotient is
-      // still sum / count.
-      ok = n > 0 ? window::decimal_avg(sum, n, scale_, rp_, rs_, &v) : window::decimal_avg(-sum, -n, scale_, rp_, rs_, &v);
-    } else if (ok) {
-      ok = s_[key].fits(rp_, &v);
-    }
-    if (!ok) {
-      if (ansi_) window::ansi_overflow(true, avg_, name_);
-      return out;
-    }
-    out.valid = true;
-    out.x = v;
+    out.valid = rule_.value(s_[key], n, overflowed_[key] != 0, &out.x);
     return out;
   }
   void save(uint32_t key, StateWriter& w) const override {
@@ -270,16 +248,13 @@ class DecimalSumAcc final : public Accumulator {
     overflowed_.clear();
   }
   size_t memory_usage() const override {
-    return s_.capacity() * sizeof(window::WideSum) + n_.capacity() * sizeof(int64_t) + overflowed_.capacity();
+    return s_.capacity() * sizeof(agg::WideSum) + n_.capacity() * sizeof(int64_t) + overflowed_.capacity();
   }
 
  private:
   int column_;
-  bool avg_;
-  bool ansi_;
-  std::string name_;
-  int p1_, scale_, rp_, rs_;
-  std::vector<window::WideSum> s_;
+  agg::DecimalSumRule rule_;
+  std::vector<agg::WideSum> s_;
   std::vector<int64_t> n_;
   std::vector<uint8_t> overflowed_;
 };
@@ -590,10 +565,8 @@ std::unique_ptr<Accumulator> make_accumulator(const AccumulatorSpec& spec) {
       }
       if (delta.kind != Kind::Decimal128) mismatch("the sum partial must be float64 or decimal128");
       if (result.kind == Kind::Decimal128) {
-        // sum: DECIMAL(p1, s); avg: DECIMAL(min(38, p + 4), ...) with p1 = min(38, p + 10).
-        const int p1 = avg ? std::min(38, result.precision + 6) : result.precision;
-        return std::make_unique<DecimalSumAcc>(spec.column, avg, spec.ansi, spec.name, p1, delta.scale,
-                                               result.precision, result.scale);
+        return std::make_unique<DecimalSumAcc>(
+            spec.column, agg::DecimalSumRule(avg, spec.ansi, spec.name, delta.scale, result.precision, result.scale));
       }
       if (result.kind != (avg ? Kind::Float64 : Kind::Int64)) mismatch("an integer sum gives int64, avg float64");
       return std::make_unique<IntSumAcc>(spec.column, avg, spec.ansi, spec.name);
@@ -606,8 +579,8 @@ std::unique_ptr<Accumulator> make_accumulator(const AccumulatorSpec& spec) {
   } else if (result.kind != delta.kind) {
     mismatch("the result type must be the argument's type");
   }
-  const ValueClass vc = output_class(delta);
-  return window::with_values(vc, [&](auto values) {
+  const ValueClass vc = agg::value_class_of(delta);
+  return agg::with_values(vc, [&](auto values) {
     using V = decltype(values);
     return make_value_acc<V>(fn, spec.column, spec.retracting);
   });

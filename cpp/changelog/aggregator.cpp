@@ -4,7 +4,7 @@
 
 #include "arrow/column_view.h"
 #include "changelog/state_codec.h"
-#include "window/key_codec.h"
+#include "agg/key_codec.h"
 
 namespace sliceflow::changelog {
 
@@ -48,7 +48,7 @@ Aggregator::Aggregator(Plan plan, std::unique_ptr<arrow::Type> delta_type, std::
     spec.retracting = plan_.retracting();
     spec.ansi = plan_.ansi;
     accs_.push_back(make_accumulator(spec));
-    classes_.push_back(output_class(*spec.result));
+    classes_.push_back(agg::value_class_of(*spec.result));
     column += delta_columns(spec.plan.fn);
   }
   scratch_.resize(plan_.aggs.size());
@@ -85,7 +85,7 @@ void Aggregator::touch(uint32_t k) {
   // The bundle may change the state that string values point into: keep copies.
   for (size_t a = 0; a < accs_.size(); ++a) {
     Scalar& s = before_[base + a];
-    if (classes_[a] != window::ValueClass::Str || !s.valid) continue;
+    if (classes_[a] != agg::ValueClass::Str || !s.valid) continue;
     s.i = static_cast<int64_t>(before_strings_.size());
     before_strings_.append(s.s.data(), s.s.size());
   }
@@ -93,7 +93,7 @@ void Aggregator::touch(uint32_t k) {
 
 void Aggregator::emit_row(const char* op, uint32_t k, const Scalar* values) {
   out_.child(0).append_string(op);
-  window::decode_key(keys_.key_of(k), key_builders_);
+  agg::decode_key(keys_.key_of(k), key_builders_);
   const size_t keys = key_builders_.size();
   for (size_t a = 0; a < accs_.size(); ++a) append_scalar(classes_[a], out_.child(1 + keys + a), values[a]);
   out_.finish_struct();
@@ -106,7 +106,7 @@ void Aggregator::end_bundle() {
   for (size_t t = 0; t < touched_.size(); ++t) {
     for (size_t a = 0; a < accs_.size(); ++a) {
       Scalar& s = before_[t * accs_.size() + a];
-      if (classes_[a] == window::ValueClass::Str && s.valid) {
+      if (classes_[a] == agg::ValueClass::Str && s.valid) {
         s.s = std::string_view(before_strings_.data() + s.i, s.s.size());
       }
     }
@@ -166,7 +166,7 @@ void Aggregator::add(const ArrowSchema& schema, const ArrowArray& array) {
   // ahead (the key table of a large partition does not fit the caches).
   constexpr int64_t kAhead = 8;
   hashes_.resize(static_cast<size_t>(rows));
-  for (int64_t r = 0; r < rows; ++r) hashes_[static_cast<size_t>(r)] = window::hash_bytes(key.str(r));
+  for (int64_t r = 0; r < rows; ++r) hashes_[static_cast<size_t>(r)] = agg::hash_bytes(key.str(r));
   for (int64_t r = 0; r < rows; ++r) {
     if (r + kAhead < rows) keys_.prefetch(hashes_[static_cast<size_t>(r + kAhead)]);
     const uint32_t k = key_id(key.str(r), hashes_[static_cast<size_t>(r)]);
@@ -241,7 +241,7 @@ void Aggregator::load(std::string_view payload) {
   for (uint64_t i = 0; i < n; ++i) {
     const std::string_view key = r.get_bytes();
     const size_t before = keys_.size();
-    const uint32_t k = key_id(key, window::hash_bytes(key));
+    const uint32_t k = key_id(key, agg::hash_bytes(key));
     if (keys_.size() == before) throw std::invalid_argument("changelog_agg state: a key appears twice in the state");
     const auto rows = r.get<int64_t>();
     if (rows <= 0) throw std::invalid_argument("changelog_agg state: a key without rows in the state");

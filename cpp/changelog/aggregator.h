@@ -76,7 +76,7 @@ class Aggregator {
   Emit emit_;
   int64_t max_output_rows_;
   std::vector<std::unique_ptr<Accumulator>> accs_;
-  std::vector<window::ValueClass> classes_;  // per aggregate, its output value class
+  std::vector<agg::ValueClass> classes_;  // per aggregate, its output value class
   bundle::BundleBuffer keys_;
   std::vector<int64_t> rows_;  // per key: its row count (0: absent)
 

@@ -6,9 +6,9 @@
 #include <string_view>
 #include <type_traits>
 
-#include "window/decimal_math.h"
-#include "window/key_codec.h"
-#include "window/values.h"
+#include "agg/decimal_math.h"
+#include "agg/key_codec.h"
+#include "agg/values.h"
 
 namespace sliceflow::changelog {
 namespace {
@@ -16,7 +16,7 @@ namespace {
 using arrow::ColumnBuilder;
 using arrow::ColumnView;
 using arrow::Kind;
-using window::ValueClass;
+using agg::ValueClass;
 
 class CountWriter final : public DeltaWriter {
  public:
@@ -39,7 +39,7 @@ class CountWriter final : public DeltaWriter {
 // digits), floats as double.
 template <ValueClass C>
 class SumWriter final : public DeltaWriter {
-  using Sum = std::conditional_t<C == ValueClass::F64, double, window::WideSum>;
+  using Sum = std::conditional_t<C == ValueClass::F64, double, agg::WideSum>;
 
  public:
   void write_row(const ColumnView* arg, int64_t r, int sign, ColumnBuilder* const* out) override {
@@ -159,7 +159,7 @@ class ValueWriter final : public DeltaWriter {
 
 std::unique_ptr<DeltaWriter> make_writer(AggFn fn, const ColumnView* arg, const arrow::Type& delta) {
   if (fn == AggFn::Count) return std::make_unique<CountWriter>();
-  const ValueClass vc = window::value_class(arg->layout(), arg->name());
+  const ValueClass vc = agg::value_class(arg->layout(), arg->name());
   if (fn == AggFn::Sum || fn == AggFn::Avg) {
     const bool ok = vc == ValueClass::F64 ? delta.kind == Kind::Float64 : delta.kind == Kind::Decimal128;
     if (!ok || vc == ValueClass::Str) plan_mismatch("the sum partial of '" + arg->name() + "' does not fit it");
@@ -172,12 +172,12 @@ std::unique_ptr<DeltaWriter> make_writer(AggFn fn, const ColumnView* arg, const 
         return std::make_unique<SumWriter<ValueClass::I128>>();
     }
   }
-  window::check_key_type(arg->layout(), delta);
+  agg::check_key_type(arg->layout(), delta);
   Pick pick = Pick::Min;
   if (fn == AggFn::Max) pick = Pick::Max;
   if (fn == AggFn::FirstValue) pick = Pick::First;
   if (fn == AggFn::LastValue) pick = Pick::Last;
-  return window::with_values(vc, [&](auto values) -> std::unique_ptr<DeltaWriter> {
+  return agg::with_values(vc, [&](auto values) -> std::unique_ptr<DeltaWriter> {
     return std::make_unique<ValueWriter<decltype(values)>>(pick);
   });
 }
@@ -244,7 +244,7 @@ void Encoder::add(const ArrowSchema& schema, const ArrowArray& array) {
   }
   std::vector<const ColumnView*> key_cols;
   for (int k = 0; k < plan_.num_keys; ++k) key_cols.push_back(&input.child(static_cast<size_t>(k)));
-  window::KeyEncoder keys(std::move(key_cols));
+  agg::KeyEncoder keys(std::move(key_cols));
   std::vector<const ColumnView*> args;
   for (const AggPlan& agg : plan_.aggs) args.push_back(agg.arg < 0 ? nullptr : &input.child(static_cast<size_t>(agg.arg)));
   if (writers_.empty()) {
@@ -264,7 +264,7 @@ void Encoder::add(const ArrowSchema& schema, const ArrowArray& array) {
     keys.encode(begin, end);
     for (int64_t r = begin; r < end; ++r) {
       const std::string_view key = keys.key(r);
-      const uint64_t h = window::hash_bytes(key);
+      const uint64_t h = agg::hash_bytes(key);
       const int sign = signs_[static_cast<size_t>(r)];
       if (!plan_.fold) {
         out_.child(0).append_fixed<int32_t>(bucket_of(h, plan_.buckets));
@@ -297,7 +297,7 @@ void Encoder::flush() {
   ++stats_.flushes;
   for (uint32_t slot = 0; slot < slots_.size(); ++slot) {
     const std::string_view key = slots_.key_of(slot);
-    out_.child(0).append_fixed<int32_t>(bucket_of(window::hash_bytes(key), plan_.buckets));
+    out_.child(0).append_fixed<int32_t>(bucket_of(agg::hash_bytes(key), plan_.buckets));
     out_.child(1).append_string(key);
     out_.child(2).append_fixed<int64_t>(slot_n_[slot]);
     for (size_t a = 0; a < writers_.size(); ++a) writers_[a]->write_slot(slot, writer_out_[a].data());

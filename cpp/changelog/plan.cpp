@@ -17,14 +17,14 @@ void Plan::validate() const {
       throw std::invalid_argument("changelog plan: aggregate argument column out of range");
     }
     if (agg.arg == -1 && agg.fn != AggFn::Count) {
-      throw std::invalid_argument(std::string(window::agg_fn_name(agg.fn)) + " needs an argument column");
+      throw std::invalid_argument(std::string(agg::agg_fn_name(agg.fn)) + " needs an argument column");
     }
     if (fold && agg.fn == AggFn::CountDistinct) {
       throw std::invalid_argument("changelog plan: count_distinct cannot be folded before the shuffle");
     }
     if (fold && retracting() && agg.fn != AggFn::Count && agg.fn != AggFn::Sum && agg.fn != AggFn::Avg) {
       throw std::invalid_argument(
-          std::string("changelog plan: ") + window::agg_fn_name(agg.fn) +
+          std::string("changelog plan: ") + agg::agg_fn_name(agg.fn) +
           " over a changelog cannot be folded before the shuffle");
     }
   }

@@ -6,12 +6,12 @@
 #include <string>
 #include <vector>
 
-#include "window/plan.h"
+#include "agg/agg_fn.h"
 
 namespace sliceflow::changelog {
 
-using window::AggFn;
-using window::AggPlan;
+using agg::AggFn;
+using agg::AggPlan;
 
 struct Plan {
   int num_keys = 0;    // encoder input columns [0, num_keys) are the keys

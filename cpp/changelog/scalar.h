@@ -8,7 +8,7 @@
 
 #include "arrow/builder.h"
 #include "arrow/int128.h"
-#include "window/values.h"
+#include "agg/values.h"
 
 namespace sliceflow::changelog {
 
@@ -21,50 +21,34 @@ struct Scalar {
 };
 
 // Equal as emitted: nulls equal each other, floats by bit pattern but every NaN equal.
-inline bool same_scalar(window::ValueClass c, const Scalar& a, const Scalar& b) {
+inline bool same_scalar(agg::ValueClass c, const Scalar& a, const Scalar& b) {
   if (a.valid != b.valid) return false;
   if (!a.valid) return true;
   switch (c) {
-    case window::ValueClass::I64:
+    case agg::ValueClass::I64:
       return a.i == b.i;
-    case window::ValueClass::F64:
+    case agg::ValueClass::F64:
       // Every NaN is one value (Spark's normalisation); otherwise the bits (-0.0 is not 0.0).
       if (a.d != a.d || b.d != b.d) return a.d != a.d && b.d != b.d;
       return std::memcmp(&a.d, &b.d, sizeof(double)) == 0;
-    case window::ValueClass::I128:
+    case agg::ValueClass::I128:
       return a.x == b.x;
     default:
       return a.s == b.s;
   }
 }
 
-inline void append_scalar(window::ValueClass c, arrow::ColumnBuilder& out, const Scalar& v) {
+inline void append_scalar(agg::ValueClass c, arrow::ColumnBuilder& out, const Scalar& v) {
   if (!v.valid) return out.append_null();
   switch (c) {
-    case window::ValueClass::I64:
-      return window::I64Values::append(out, v.i);
-    case window::ValueClass::F64:
-      return window::F64Values::append(out, v.d);
-    case window::ValueClass::I128:
-      return window::I128Values::append(out, v.x);
+    case agg::ValueClass::I64:
+      return agg::I64Values::append(out, v.i);
+    case agg::ValueClass::F64:
+      return agg::F64Values::append(out, v.d);
+    case agg::ValueClass::I128:
+      return agg::I128Values::append(out, v.x);
     default:
-      return window::StrValues::append(out, v.s);
-  }
-}
-
-// The value class of an output column's type.
-inline window::ValueClass output_class(const arrow::Type& t) {
-  switch (t.kind) {
-    case arrow::Kind::Float32:
-    case arrow::Kind::Float64:
-      return window::ValueClass::F64;
-    case arrow::Kind::Decimal128:
-      return window::ValueClass::I128;
-    case arrow::Kind::Utf8:
-    case arrow::Kind::Binary:
-      return window::ValueClass::Str;
-    default:
-      return window::ValueClass::I64;
+      return agg::StrValues::append(out, v.s);
   }
 }
 

@@ -4,7 +4,7 @@
 #include <limits>
 #include <stdexcept>
 
-#include "window/key_codec.h"
+#include "agg/key_codec.h"
 
 namespace sliceflow::window {
 namespace {
@@ -312,7 +312,7 @@ size_t GlobalAggregator::append_window_head(int128 start, int128 end) {
   out_.child(0).append_fixed<int64_t>(static_cast<int64_t>(start));
   out_.child(1).append_fixed<int64_t>(static_cast<int64_t>(end));
   out_.child(2).append_fixed<int64_t>(static_cast<int64_t>(end - 1));
-  decode_key(key_, key_out_);
+  agg::decode_key(key_, key_out_);
   return 3 + key_out_.size();
 }
 

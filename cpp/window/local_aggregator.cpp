@@ -5,8 +5,8 @@
 #include <stdexcept>
 
 #include "arrow/column_view.h"
-#include "window/key_codec.h"
-#include "window/values.h"
+#include "agg/key_codec.h"
+#include "agg/values.h"
 
 namespace sliceflow::window {
 
@@ -60,8 +60,8 @@ void LocalAggregator::check_types(const ColumnView& input) const {
         break;
       case AggFn::Sum:
       case AggFn::Avg: {
-        const ValueClass vc = value_class(arg.layout(), arg.name());
-        if (vc == ValueClass::F64) {
+        const agg::ValueClass vc = agg::value_class(arg.layout(), arg.name());
+        if (vc == agg::ValueClass::F64) {
           ok = first.kind == Kind::Float64;
         } else {
           ok = first.kind == Kind::Decimal128;
@@ -72,11 +72,11 @@ void LocalAggregator::check_types(const ColumnView& input) const {
       case AggFn::Max:
       case AggFn::FirstValue:
       case AggFn::LastValue:
-        check_key_type(arg.layout(), first);
+        agg::check_key_type(arg.layout(), first);
         break;
       case AggFn::CountDistinct:
         ok = first.kind == Kind::List;
-        if (ok) check_key_type(arg.layout(), *first.children[0]);
+        if (ok) agg::check_key_type(arg.layout(), *first.children[0]);
         break;
     }
     if (!ok) plan_mismatch("partial column '" + first.name + "' does not fit its argument '" + arg.name() + "'");
@@ -97,7 +97,7 @@ bool LocalAggregator::add(const ArrowSchema& schema, const ArrowArray& array) {
   const ColumnView& time = input.child(static_cast<size_t>(plan_.num_keys));
   std::vector<const ColumnView*> key_columns;
   for (int k = 0; k < plan_.num_keys; ++k) key_columns.push_back(&input.child(static_cast<size_t>(k)));
-  KeyEncoder keys(std::move(key_columns));
+  agg::KeyEncoder keys(std::move(key_columns));
   // A chunk of rows at a time, each step a pass over the chunk: slices, keys, one hash-map
   // probe per row. The per-row arrays are one chunk long, so that they stay in the cache
   // between the passes (and a large batch does not allocate fresh pages for them). The
@@ -158,7 +158,7 @@ bool LocalAggregator::add(const ArrowSchema& schema, const ArrowArray& array) {
       keys.encode(begin, end);
       for (size_t j = 0; j < n; ++j) {
         if (slots[j] == kSkipRow) continue;
-        hashes[j] = hash_bytes(keys.key(begin + static_cast<int64_t>(j)));
+        hashes[j] = agg::hash_bytes(keys.key(begin + static_cast<int64_t>(j)));
       }
       for (size_t j = 0; j < n; ++j) {
         if (j + kAhead < n) buffer_.prefetch(hashes[j + kAhead]);

@@ -6,9 +6,9 @@
 
 #include "bundle/bundle_buffer.h"
 #include "bundle/huge_pages.h"
-#include "window/decimal_math.h"
-#include "window/key_codec.h"
-#include "window/values.h"
+#include "agg/decimal_math.h"
+#include "agg/key_codec.h"
+#include "agg/values.h"
 
 namespace sliceflow::window {
 namespace {
@@ -96,7 +96,7 @@ class SumLocal final : public LocalAgg {
       out[0]->append_fixed<double>(s_[slot]);
     } else {
       if (decimal_) {
-        const int128 limit = pow10_128(38);
+        const int128 limit = agg::pow10_128(38);
         if (overflow_[slot] || s_[slot] >= limit || s_[slot] <= -limit) {
           out[0]->append_null();
         } else {
@@ -138,7 +138,7 @@ class ExtremeLocal final : public LocalAgg {
   void update(const ColumnView* arg, const ColumnView& time, const uint32_t* rows,
               const uint32_t* slots, size_t n, int64_t base) override {
     const bool nulls = arg->may_have_nulls();
-    if constexpr (std::is_same_v<V, I64Values> && !ByTime) {
+    if constexpr (std::is_same_v<V, agg::I64Values> && !ByTime) {
       if (!nulls && arg->layout() == arrow::Layout::Int64) {
         // The common case without a switch on the layout and a null test per row.
         const int64_t* v = arg->int64_values() + base;
@@ -228,7 +228,7 @@ class DistinctLocal final : public LocalAgg {
       const int64_t i = base + rows[k];
       if (nulls && arg->is_null(i)) continue;
       const std::string_view b = V::bytes(V::read(*arg, i), scratch);
-      const uint64_t h = hash_key_slice(b, slot);
+      const uint64_t h = agg::hash_key_slice(b, slot);
       const uint32_t id = values_.find_or_insert(b, slot, h);
       if (id >= counts_.size()) counts_.push_back(0);
       ++counts_[id];
@@ -297,15 +297,15 @@ std::unique_ptr<LocalAgg> make_for_values(AggFn fn) {
 
 std::unique_ptr<LocalAgg> make_local_agg(const AggPlan& agg, const ColumnView* arg) {
   if (agg.fn == AggFn::Count) return std::make_unique<CountLocal>();
-  const ValueClass vc = value_class(arg->layout(), arg->name());
+  const agg::ValueClass vc = agg::value_class(arg->layout(), arg->name());
   if (agg.fn == AggFn::Sum || agg.fn == AggFn::Avg) {
     switch (vc) {
-      case ValueClass::I64:
+      case agg::ValueClass::I64:
         if (arg->layout() == arrow::Layout::Bool || arg->format()[0] == 't') break;
         return std::make_unique<SumLocal<int128>>(false);
-      case ValueClass::I128:
+      case agg::ValueClass::I128:
         return std::make_unique<SumLocal<int128>>(true);
-      case ValueClass::F64:
+      case agg::ValueClass::F64:
         return std::make_unique<SumLocal<double>>(false);
       default:
         break;
@@ -313,7 +313,7 @@ std::unique_ptr<LocalAgg> make_local_agg(const AggPlan& agg, const ColumnView* a
     throw std::invalid_argument(std::string(agg_fn_name(agg.fn)) + " needs a numeric column, not '" +
                                 arg->name() + "' (" + arg->format() + ")");
   }
-  return with_values(vc, [&](auto values) { return make_for_values<decltype(values)>(agg.fn); });
+  return agg::with_values(vc, [&](auto values) { return make_for_values<decltype(values)>(agg.fn); });
 }
 
 }  // namespace sliceflow::window

@@ -6,16 +6,14 @@
 #include <string>
 #include <vector>
 
+#include "agg/agg_fn.h"
+
 namespace sliceflow::window {
 
+using agg::AggFn;
+using agg::AggPlan;
+
 enum class WindowKind : uint8_t { Tumble, Hop, Cumulate };
-
-enum class AggFn : uint8_t { Count, Sum, Avg, Min, Max, CountDistinct, FirstValue, LastValue };
-
-struct AggPlan {
-  AggFn fn = AggFn::Count;
-  int arg = -1;  // local input column of the argument; -1: count(*)
-};
 
 struct Plan {
   WindowKind kind = WindowKind::Tumble;
@@ -35,12 +33,10 @@ struct Plan {
   void validate() const;
 };
 
-AggFn agg_fn_from_name(const std::string& name);
 // How many partial columns an aggregate writes (docs/window-kernel.md, "Partial schema").
 int partial_columns(AggFn fn);
 // Throws std::invalid_argument("window kernel: <what>"): schemas or batches that do not match
 // the plan.
 [[noreturn]] void plan_mismatch(const std::string& what);
-const char* agg_fn_name(AggFn fn);
 
 }  // namespace sliceflow::window

@@ -20,7 +20,7 @@
 
 #include "arrow/byte_buffer.h"
 #include "bundle/huge_pages.h"
-#include "window/key_codec.h"
+#include "agg/key_codec.h"
 
 namespace sliceflow::window {
 
@@ -201,7 +201,7 @@ class SliceTable {
   }
 
   static uint64_t index_hash(uint32_t id, int64_t slice) {
-    return fold_mul(static_cast<uint64_t>(slice) ^ (static_cast<uint64_t>(id) << 32 | id),
+    return agg::fold_mul(static_cast<uint64_t>(slice) ^ (static_cast<uint64_t>(id) << 32 | id),
                     0x9E3779B97F4A7C15ULL);
   }
   uint32_t index_find(uint32_t id, int64_t slice) const {
@@ -235,7 +235,7 @@ class SliceTable {
     key_mask_ = capacity - 1;
     for (const KeyEntry& e : old) {
       if (e.id == kNone) continue;
-      const uint64_t h = hash_bytes(key(e.id));
+      const uint64_t h = agg::hash_bytes(key(e.id));
       size_t i = static_cast<size_t>(h) & key_mask_;
       while (key_table_[i].id != kNone) i = (i + 1) & key_mask_;
       key_table_[i] = e;

@@ -8,9 +8,10 @@
 #include <vector>
 
 #include "bundle/bundle_buffer.h"
-#include "window/decimal_math.h"
-#include "window/key_codec.h"
-#include "window/values.h"
+#include "agg/decimal_math.h"
+#include "agg/key_codec.h"
+#include "agg/sum_rules.h"
+#include "agg/values.h"
 
 namespace sliceflow::window {
 namespace {
@@ -52,12 +53,8 @@ struct IntSumOps {
   }
   void emit(ColumnBuilder& out, const P& a) const {
     if (a.n == 0) return out.append_null();
-    if (avg) return out.append_fixed<double>(static_cast<double>(a.s) / static_cast<double>(a.n));
-    if (a.s > std::numeric_limits<int64_t>::max() || a.s < std::numeric_limits<int64_t>::min()) {
-      if (ansi) ansi_overflow(false, avg, name);
-    }
-    // Spark's non-ANSI BIGINT sum wraps around: the exact sum modulo 2^64.
-    out.append_fixed<int64_t>(static_cast<int64_t>(static_cast<uint64_t>(static_cast<uint128>(a.s))));
+    if (avg) return out.append_fixed<double>(agg::integer_avg(a.s, a.n));
+    out.append_fixed<int64_t>(agg::bigint_sum(a.s, ansi, name));
   }
 };
 
@@ -83,18 +80,12 @@ struct FloatSumOps {
 
 struct DecimalSumOps {
   struct P {
-    WideSum s;
+    agg::WideSum s;
     int64_t n = 0;
     int64_t overflowed = 0;  // slices whose own sum passed 38 digits
   };
   int col;
-  bool avg;
-  bool ansi;
-  std::string name;
-  int p1;     // precision of the sum
-  int scale;  // scale of the input and of the sum
-  int rp;     // result precision and scale
-  int rs;
+  agg::DecimalSumRule rule;
   P read(const ColumnView& p, int64_t r) const {
     P out;
     const ColumnView& s = p.child(col);
@@ -118,14 +109,8 @@ struct DecimalSumOps {
   }
   void emit(ColumnBuilder& out, const P& a) const {
     if (a.n == 0) return out.append_null();
-    int128 sum = 0;
     int128 value = 0;
-    bool ok = a.overflowed == 0 && a.s.fits(p1, &sum);
-    if (ok) {
-      ok = avg ? decimal_avg(sum, a.n, scale, rp, rs, &value) : a.s.fits(rp, &value);
-    }
-    if (ok) return out.append_fixed<int128>(value);
-    if (ansi) ansi_overflow(true, avg, name);
+    if (rule.value(a.s, a.n, a.overflowed != 0, &value)) return out.append_fixed<int128>(value);
     out.append_null();
   }
 };
@@ -369,7 +354,7 @@ class DistinctWindow final : public WindowAgg {
     auto keep = [&](uint32_t id) {
       if (remap[id] == kUnmapped) {
         const std::string_view bytes = index_.key_of(id);
-        remap[id] = fresh.find_or_insert(bytes, 0, hash_bytes(bytes));
+        remap[id] = fresh.find_or_insert(bytes, 0, agg::hash_bytes(bytes));
         fresh_counts.push_back(counts_[id]);
       }
       return remap[id];
@@ -399,7 +384,7 @@ class DistinctWindow final : public WindowAgg {
     char scratch[16];
     for (int64_t k = b; k < e; ++k) {
       const std::string_view bytes = V::bytes(V::read(values, k), scratch);
-      const uint32_t id = index_.find_or_insert(bytes, 0, hash_bytes(bytes));
+      const uint32_t id = index_.find_or_insert(bytes, 0, agg::hash_bytes(bytes));
       if (id >= counts_.size()) counts_.push_back(0);
       into.emplace_back(id, counts.i64(cb + (k - b)));
     }
@@ -419,29 +404,6 @@ class DistinctWindow final : public WindowAgg {
 template <typename Ops>
 std::unique_ptr<WindowAgg> two_stacks(Ops ops, const WindowAggSpec& spec, SweepCounters* c) {
   return std::make_unique<TwoStacks<Ops>>(std::move(ops), spec.retain, c);
-}
-
-ValueClass class_of(const arrow::Type& t) {
-  switch (t.kind) {
-    case Kind::Float32:
-    case Kind::Float64:
-      return ValueClass::F64;
-    case Kind::Decimal128:
-      return ValueClass::I128;
-    case Kind::Utf8:
-    case Kind::Binary:
-      return ValueClass::Str;
-    case Kind::Bool:
-    case Kind::Int8:
-    case Kind::Int16:
-    case Kind::Int32:
-    case Kind::Int64:
-    case Kind::Date32:
-    case Kind::TimestampUs:
-      return ValueClass::I64;
-    default:
-      throw std::invalid_argument("partial column '" + t.name + "' has an unsupported type");
-  }
 }
 
 void expect(bool ok, const WindowAggSpec& spec) {
@@ -471,10 +433,8 @@ std::unique_ptr<WindowAgg> make_window_agg(const WindowAggSpec& spec, SweepCount
       }
       expect(partial.kind == Kind::Decimal128, spec);
       if (result.kind == Kind::Decimal128) {
-        DecimalSumOps ops{col, avg, spec.ansi, spec.name, 0, partial.scale, result.precision,
-                          result.scale};
-        // sum: DECIMAL(p1, s); avg: DECIMAL(min(38, p + 4), ...) with p1 = min(38, p + 10).
-        ops.p1 = avg ? std::min(38, result.precision + 6) : result.precision;
+        DecimalSumOps ops{col, agg::DecimalSumRule(avg, spec.ansi, spec.name, partial.scale, result.precision,
+                                                   result.scale)};
         return std::make_unique<RetractMerge<DecimalSumOps>>(std::move(ops), retain, counters);
       }
       expect(partial.scale == 0 && (avg ? result.kind == Kind::Float64 : result.kind == Kind::Int64),
@@ -484,7 +444,7 @@ std::unique_ptr<WindowAgg> make_window_agg(const WindowAggSpec& spec, SweepCount
     }
     case AggFn::CountDistinct: {
       expect(partial.kind == Kind::List && result.kind == Kind::Int64, spec);
-      return with_values(class_of(*partial.children[0]), [&](auto v) -> std::unique_ptr<WindowAgg> {
+      return agg::with_values(agg::value_class_of(*partial.children[0]), [&](auto v) -> std::unique_ptr<WindowAgg> {
         return std::make_unique<DistinctWindow<decltype(v)>>(col, retain, counters);
       });
     }
@@ -494,7 +454,7 @@ std::unique_ptr<WindowAgg> make_window_agg(const WindowAggSpec& spec, SweepCount
     case AggFn::LastValue: {
       expect(partial.kind == result.kind, spec);
       const AggFn fn = spec.plan.fn;
-      return with_values(class_of(partial), [&](auto v) -> std::unique_ptr<WindowAgg> {
+      return agg::with_values(agg::value_class_of(partial), [&](auto v) -> std::unique_ptr<WindowAgg> {
         using V = decltype(v);
         switch (fn) {
           case AggFn::Min:

@@ -1,4 +1,4 @@
-#include "window/key_codec.h"
+#include "agg/key_codec.h"
 
 #include <stdexcept>
 #include <string>
@@ -6,7 +6,7 @@
 #include "arrow/int128.h"
 #include "state/byte_order.h"
 
-namespace sliceflow::window {
+namespace sliceflow::agg {
 namespace {
 
 using arrow::Kind;
@@ -221,4 +221,4 @@ void check_key_type(Layout layout, const arrow::Type& type) {
   if (!ok) throw std::invalid_argument("key column '" + type.name + "': output type does not match the input");
 }
 
-}  // namespace sliceflow::window
+}  // namespace sliceflow::agg

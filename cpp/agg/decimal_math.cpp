@@ -1,10 +1,10 @@
-#include "window/decimal_math.h"
+#include "agg/decimal_math.h"
 
 #include <array>
 #include <cstddef>
 #include <stdexcept>
 
-namespace sliceflow::window {
+namespace sliceflow::agg {
 namespace {
 
 // Unsigned 256-bit integer, little-endian 64-bit limbs; just the operations avg needs.
@@ -123,4 +123,4 @@ void ansi_overflow(bool decimal, bool avg, const std::string& name) {
                             name + "'");
 }
 
-}  // namespace sliceflow::window
+}  // namespace sliceflow::agg

@@ -2,7 +2,9 @@
 // byte per column, 0 for null, then the value in its native width, little-endian; strings as a
 // 4-byte length and their bytes), so that any combination of key columns hashes, compares and travels
 // through Spark's shuffle as one binary column. Floating-point keys are normalised the way
-// Spark's groupBy normalises them: -0.0 is 0.0 and every NaN is the same NaN.
+// Spark's groupBy normalises them: -0.0 is 0.0 and every NaN is the same NaN. Every operator
+// keys its state by these bytes, so the format is shared (agg/). Cost: one pass per key column
+// over a chunk of rows, no per-row allocation; hashing is O(key bytes).
 #pragma once
 
 #include <cstdint>
@@ -15,7 +17,7 @@
 #include "arrow/int128.h"
 #include "arrow/type.h"
 
-namespace sliceflow::window {
+namespace sliceflow::agg {
 
 // 64x64 -> 128-bit multiply, folded (the mixing step of wyhash-style hashes).
 inline uint64_t fold_mul(uint64_t a, uint64_t b) {
@@ -103,4 +105,4 @@ void decode_key(std::string_view key, const std::vector<arrow::ColumnBuilder*>& 
 // output column of type `type`.
 void check_key_type(arrow::Layout layout, const arrow::Type& type);
 
-}  // namespace sliceflow::window
+}  // namespace sliceflow::agg

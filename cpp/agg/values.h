@@ -1,5 +1,6 @@
-// The four physical value classes the aggregates work on, with the comparisons, hashing and
-// output appends each needs. Booleans, integers, dates and timestamps are int64; float and
+// The four physical value classes the aggregates of every operator work on, with the
+// comparisons, hashing and output appends each needs (header-only: the traits inline into the
+// per-batch loops, O(1) per value). Booleans, integers, dates and timestamps are int64; float and
 // double are double; decimal128 is int128; strings are bytes compared unsigned, as Spark's
 // UTF8String compares them.
 #pragma once
@@ -13,10 +14,11 @@
 
 #include "arrow/builder.h"
 #include "arrow/column_view.h"
+#include "agg/key_codec.h"
 #include "arrow/int128.h"
-#include "window/key_codec.h"
+#include "arrow/type.h"
 
-namespace sliceflow::window {
+namespace sliceflow::agg {
 
 enum class ValueClass : uint8_t { I64, F64, I128, Str };
 
@@ -38,6 +40,30 @@ inline ValueClass value_class(arrow::Layout layout, const std::string& column) {
       return ValueClass::Str;
     default:
       throw std::invalid_argument("column '" + column + "' has a nested type, which cannot be aggregated");
+  }
+}
+
+// The value class of a column of type `t` (a partial, state or output column).
+inline ValueClass value_class_of(const arrow::Type& t) {
+  switch (t.kind) {
+    case arrow::Kind::Float32:
+    case arrow::Kind::Float64:
+      return ValueClass::F64;
+    case arrow::Kind::Decimal128:
+      return ValueClass::I128;
+    case arrow::Kind::Utf8:
+    case arrow::Kind::Binary:
+      return ValueClass::Str;
+    case arrow::Kind::Bool:
+    case arrow::Kind::Int8:
+    case arrow::Kind::Int16:
+    case arrow::Kind::Int32:
+    case arrow::Kind::Int64:
+    case arrow::Kind::Date32:
+    case arrow::Kind::TimestampUs:
+      return ValueClass::I64;
+    default:
+      throw std::invalid_argument("column '" + t.name + "' has a nested type, which an aggregate does not hold");
   }
 }
 
@@ -138,4 +164,4 @@ decltype(auto) with_values(ValueClass c, F&& f) {
   }
 }
 
-}  // namespace sliceflow::window
+}  // namespace sliceflow::agg
