@@ -34,6 +34,7 @@
 #include <utility>
 #include <vector>
 
+#include "agg/state_schema.h"
 #include "arrow/builder.h"
 #include "arrow/byte_buffer.h"
 #include "arrow/column_view.h"
@@ -80,17 +81,7 @@ std::unique_ptr<Type> decimal(const std::string& name, int precision, int scale)
   return t;
 }
 
-std::unique_ptr<Type> clone(const Type& t) {
-  auto c = std::make_unique<Type>();
-  c->kind = t.kind;
-  c->name = t.name;
-  c->nullable = t.nullable;
-  c->precision = t.precision;
-  c->scale = t.scale;
-  c->timezone = t.timezone;
-  for (const auto& child : t.children) c->children.push_back(clone(*child));
-  return c;
-}
+using sliceflow::agg::clone_type;
 
 struct Owned {
   ArrowSchema schema{};
@@ -205,7 +196,7 @@ struct Setup {
 };
 
 std::unique_ptr<cl::Aggregator> make_aggregator(const Setup& s, cl::Emit emit) {
-  return std::make_unique<cl::Aggregator>(s.plan, clone(*s.delta), clone(*s.output), emit, s.max_output);
+  return std::make_unique<cl::Aggregator>(s.plan, clone_type(*s.delta), clone_type(*s.output), emit, s.max_output);
 }
 
 void drain(const Setup& s, cl::Aggregator& agg, std::vector<Row>& rows) {
@@ -363,48 +354,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   plan.fold = want_fold && foldable;
 
-  s.delta = leaf("", Kind::Struct);
-  s.delta->children.push_back(leaf("__bucket", Kind::Int32, false));
-  s.delta->children.push_back(leaf("__key", Kind::Binary, false));
-  s.delta->children.push_back(leaf("__n", Kind::Int64, false));
   s.output = leaf("", Kind::Struct);
   s.output->children.push_back(leaf("op", Kind::Utf8, false));
-  for (size_t k = 0; k < s.num_keys; ++k) s.output->children.push_back(clone(*s.input->children[k]));
+  for (size_t k = 0; k < s.num_keys; ++k) s.output->children.push_back(clone_type(*s.input->children[k]));
   for (size_t j = 0; j < picks.size(); ++j) {
     const Pick& p = picks[j];
-    const std::string a = "__a" + std::to_string(j) + "_";
-    const std::string name = "agg" + std::to_string(j);
     plan.aggs.push_back({p.fn, p.col < 0 ? -1 : static_cast<int>(s.first_value_col) + p.col});
-    if (p.fn == AggFn::Count || p.fn == AggFn::CountDistinct) {
-      if (p.fn == AggFn::Count) {
-        s.delta->children.push_back(leaf(a + "n", Kind::Int64, false));
-      } else {
-        s.delta->children.push_back(p.col == X ? decimal(a + "v", 10, 2) : clone(*s.input->children[s.first_value_col + p.col]));
-        s.delta->children.back()->name = a + "v";
-      }
-      s.output->children.push_back(leaf(name, Kind::Int64, false));
-      continue;
-    }
-    if (p.fn == AggFn::Sum || p.fn == AggFn::Avg) {
-      const bool avg = p.fn == AggFn::Avg;
-      if (p.col == V) {
-        s.delta->children.push_back(decimal(a + "s", 38, 0));
-        s.output->children.push_back(leaf(name, avg ? Kind::Float64 : Kind::Int64));
-      } else if (p.col == D) {
-        s.delta->children.push_back(leaf(a + "s", Kind::Float64));
-        s.output->children.push_back(leaf(name, Kind::Float64));
-      } else {
-        s.delta->children.push_back(decimal(a + "s", 38, 2));
-        s.output->children.push_back(avg ? decimal(name, 14, 6) : decimal(name, 20, 2));
-      }
-      s.delta->children.push_back(leaf(a + "n", Kind::Int64, false));
-      continue;
-    }
-    auto carried = clone(*s.input->children[s.first_value_col + static_cast<size_t>(p.col)]);
-    carried->name = a + "v";
-    s.delta->children.push_back(clone(*carried));
-    carried->name = name;
-    s.output->children.push_back(std::move(carried));
+  }
+  // The schemas as the plans derive them (cpp/agg/state_schema.h).
+  const auto args = sliceflow::agg::argument_types(plan.aggs, *s.input);
+  s.delta = cl::delta_schema(plan, args);
+  for (size_t j = 0; j < plan.aggs.size(); ++j) {
+    s.output->children.push_back(sliceflow::agg::result_type(plan.aggs[j].fn, args[j], "agg" + std::to_string(j)));
   }
 
   // Rows: key 0, key 1 and op, v, d, s, x; the reference row count of each key (row rules).
@@ -418,7 +379,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       std::vector<std::vector<std::unique_ptr<Owned>>> buckets(static_cast<size_t>(plan.buckets));
       std::vector<std::unique_ptr<Owned>> out;
       const int64_t rows_before = input_rows;
-      cl::Encoder enc(plan, s.input->children.size(), clone(*s.delta));
+      cl::Encoder enc(plan, *s.input, clone_type(*s.delta));
       ColumnBuilder batch(*s.input);
       auto flush_batch = [&]() {
         if (batch.length() == 0) return;

@@ -19,6 +19,7 @@
 
 #include "arrow/builder.h"
 #include "arrow/column_view.h"
+#include "agg/state_schema.h"
 #include "arrow/type.h"
 #include "window/global_aggregator.h"
 #include "window/local_aggregator.h"
@@ -41,30 +42,7 @@ std::unique_ptr<Type> leaf(const std::string& name, Kind kind, const char* tz = 
   return t;
 }
 
-std::unique_ptr<Type> list_of(const std::string& name, Kind kind) {
-  auto t = leaf(name, Kind::List);
-  t->children.push_back(leaf("item", kind));
-  return t;
-}
-
-std::unique_ptr<Type> decimal(const std::string& name, int precision, int scale) {
-  auto t = leaf(name, Kind::Decimal128);
-  t->precision = precision;
-  t->scale = scale;
-  return t;
-}
-
-std::unique_ptr<Type> clone(const Type& t) {
-  auto c = std::make_unique<Type>();
-  c->kind = t.kind;
-  c->name = t.name;
-  c->nullable = t.nullable;
-  c->precision = t.precision;
-  c->scale = t.scale;
-  c->timezone = t.timezone;
-  for (const auto& child : t.children) c->children.push_back(clone(*child));
-  return c;
-}
+using sliceflow::agg::clone_type;
 
 struct Owned {
   ArrowSchema schema{};
@@ -159,7 +137,7 @@ void run_streaming(const win::Plan& plan, const Type& input, const Type& partial
   };
   // One step: the rows [begin, end) of the input (5 bytes each), then the watermark `next`.
   auto step = [&](size_t begin, size_t end, sliceflow::int128 next) {
-    win::LocalAggregator local(plan, input.children.size(), clone(partial));
+    win::LocalAggregator local(plan, input, clone_type(partial));
     local.set_late_floor(watermark);
     std::vector<Ref> fresh;
     auto take_all = [&]() {
@@ -198,7 +176,7 @@ void run_streaming(const win::Plan& plan, const Type& input, const Type& partial
       if (ka != kb) return ka < kb;
       return a.view->child(1).i64(a.row) < b.view->child(1).i64(b.row);
     });
-    win::GlobalAggregator global(plan, clone(partial), clone(output), max_output);
+    win::GlobalAggregator global(plan, clone_type(partial), clone_type(output), max_output);
     global.set_bounds(watermark, next);
     add_run(global, carry, 0);
     add_run(global, fresh, 1);
@@ -277,40 +255,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   input->children.push_back(leaf("d", Kind::Float64));
   input->children.push_back(leaf("s", Kind::Utf8));
 
-  auto partial = leaf("", Kind::Struct);
-  partial->children.push_back(leaf("__key", Kind::Binary));
-  partial->children.push_back(leaf("__slice", Kind::Int64));
-  auto add = [&](std::unique_ptr<Type> t) { partial->children.push_back(std::move(t)); };
-  add(leaf("c0", Kind::Int64));
-  add(leaf("c1", Kind::Int64));
-  add(decimal("s2", 38, 0));
-  add(leaf("n2", Kind::Int64));
-  add(leaf("s3", Kind::Float64));
-  add(leaf("n3", Kind::Int64));
-  add(leaf("v4", Kind::Utf8));
-  add(leaf("v5", Kind::Int64));
-  add(list_of("v6", Kind::Utf8));
-  add(list_of("c6", Kind::Int64));
-  add(leaf("v7", Kind::Int64));
-  add(leaf("t7", Kind::Int64));
-  add(leaf("v8", Kind::Float64));
-  add(leaf("t8", Kind::Int64));
-  add(leaf("s9", Kind::Float64));
-  add(leaf("n9", Kind::Int64));
-  add(decimal("s10", 38, 0));
-  add(leaf("n10", Kind::Int64));
-
+  // The schemas as the plans derive them (cpp/agg/state_schema.h).
+  const auto args = sliceflow::agg::argument_types(plan.aggs, *input);
+  auto partial = win::partial_schema(plan, args);
   auto output = leaf("", Kind::Struct);
   for (const char* name : {"window_start", "window_end", "window_time"}) {
     output->children.push_back(leaf(name, Kind::TimestampUs, "UTC"));
   }
   output->children.push_back(leaf("k", Kind::Int64));
-  for (auto [name, kind] : {std::pair{"count", Kind::Int64}, {"count_v", Kind::Int64},
-                            {"sum_v", Kind::Int64}, {"avg_d", Kind::Float64}, {"min_s", Kind::Utf8},
-                            {"max_v", Kind::Int64}, {"distinct_s", Kind::Int64},
-                            {"first_v", Kind::Int64}, {"last_d", Kind::Float64},
-                            {"sum_d", Kind::Float64}, {"avg_v", Kind::Float64}}) {
-    output->children.push_back(leaf(name, kind));
+  for (size_t a = 0; a < plan.aggs.size(); ++a) {
+    output->children.push_back(sliceflow::agg::result_type(plan.aggs[a].fn, args[a], "agg" + std::to_string(a)));
   }
 
   const win::SliceAssigner assigner(plan);
@@ -363,7 +317,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   int64_t expected_counts = 0;
   std::vector<std::unique_ptr<Owned>> partials;
   try {
-    win::LocalAggregator local(plan, input->children.size(), clone(*partial));
+    win::LocalAggregator local(plan, *input, clone_type(*partial));
     ColumnBuilder batch(*input);
     auto flush_batch = [&]() {
       if (batch.length() == 0) return;
@@ -390,7 +344,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       }
     }
     std::sort(order.begin(), order.end());
-    win::GlobalAggregator global(plan, clone(*partial), clone(*output),
+    win::GlobalAggregator global(plan, clone_type(*partial), clone_type(*output),
                                  max_output);
     int64_t counted = 0;
     auto drain = [&]() {

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "arrow/c_data.h"
+#include "arrow/type.h"
 #include "arrow/validate.h"
 
 namespace sliceflow::bindings {
@@ -62,6 +63,30 @@ inline pybind11::capsule array_capsule(std::unique_ptr<ArrowArray> array) {
   PyObject* capsule = PyCapsule_New(array.get(), "arrow_array", release_array_capsule);
   if (capsule == nullptr) throw pybind11::error_already_set();
   array.release();
+  return pybind11::reinterpret_steal<pybind11::capsule>(capsule);
+}
+
+inline void release_schema_capsule(PyObject* capsule) {
+  auto* schema = static_cast<ArrowSchema*>(PyCapsule_GetPointer(capsule, "arrow_schema"));
+  if (schema == nullptr) {
+    PyErr_Clear();
+    return;
+  }
+  std::unique_ptr<ArrowSchema> owner(schema);
+  if (owner->release != nullptr) owner->release(owner.get());
+}
+
+// `type` exported as an 'arrow_schema' capsule (pyarrow: pa.schema / pa.field of an object whose
+// __arrow_c_schema__ returns it).
+inline pybind11::capsule schema_capsule(const arrow::Type& type) {
+  auto schema = std::make_unique<ArrowSchema>();
+  arrow::export_schema(type, schema.get());
+  PyObject* capsule = PyCapsule_New(schema.get(), "arrow_schema", release_schema_capsule);
+  if (capsule == nullptr) {
+    schema->release(schema.get());
+    throw pybind11::error_already_set();
+  }
+  schema.release();
   return pybind11::reinterpret_steal<pybind11::capsule>(capsule);
 }
 

@@ -6,6 +6,8 @@ PYBIND11_MODULE(_core, m) {
   m.doc() = "sliceflow's C++ kernels";
   auto json = m.def_submodule("json", "simdjson -> Arrow decoding with Spark's from_json semantics");
   sliceflow::bindings::register_json(json);
+  auto agg = m.def_submodule("agg", "The aggregates every operator shares: Spark's result types");
+  sliceflow::bindings::register_agg(agg);
   auto window = m.def_submodule("window", "Sliced window aggregation: local (bundle) and global (sweep) phases");
   sliceflow::bindings::register_window(window);
   auto changelog = m.def_submodule("changelog", "Changelog group aggregation: encoder (local) and aggregator (global) phases");

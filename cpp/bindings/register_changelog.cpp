@@ -49,12 +49,12 @@ std::unique_ptr<arrow::Type> type_of(const py::capsule& schema) {
   return arrow::type_from_schema(*capsule_pointer<ArrowSchema>(schema, "arrow_schema"));
 }
 
-size_t input_columns(const py::capsule& schema) {
-  const auto* s = capsule_pointer<ArrowSchema>(schema, "arrow_schema");
-  if (s->format == nullptr || std::string(s->format) != "+s") {
-    throw std::invalid_argument("the changelog input schema must be a struct of columns");
-  }
-  return static_cast<size_t>(s->n_children);
+// The delta schema of a plan over its encoder input schema (changelog::delta_schema).
+py::capsule delta_schema(const py::dict& plan, const py::capsule& input_schema) {
+  const Plan p = plan_from(plan);
+  const auto input = type_of(input_schema);
+  if (input->kind != arrow::Kind::Struct) throw std::invalid_argument("the changelog input schema must be a struct of columns");
+  return schema_capsule(*changelog::delta_schema(p, agg::argument_types(p.aggs, *input)));
 }
 
 py::object maybe_capsule(std::unique_ptr<ArrowArray> array) {
@@ -65,7 +65,7 @@ py::object maybe_capsule(std::unique_ptr<ArrowArray> array) {
 class PyEncoder {
  public:
   PyEncoder(const py::dict& plan, const py::capsule& input_schema, const py::capsule& delta_schema)
-      : enc_(plan_from(plan), input_columns(input_schema), type_of(delta_schema)) {}
+      : enc_(plan_from(plan), *type_of(input_schema), type_of(delta_schema)) {}
 
   void add(const py::capsule& schema, const py::capsule& array, const py::object& sizes) {
     const auto in = validated_input(schema, array, arrow::Layout::Struct, "(the changelog input batch)", sizes);
@@ -156,6 +156,8 @@ class PyAggregator {
 }  // namespace
 
 void register_changelog(py::module_& m) {
+  m.def("delta_schema", &delta_schema, py::arg("plan"), py::arg("input_schema_capsule"),
+        "The delta schema (an 'arrow_schema' capsule) of a plan over its encoder input schema.");
   py::class_<PyEncoder>(m, "Encoder", "The local phase: input rows to signed delta rows (folded per key or not).")
       .def(py::init<const py::dict&, const py::capsule&, const py::capsule&>(), py::arg("plan"),
            py::arg("input_schema_capsule"), py::arg("delta_schema_capsule"))

@@ -58,14 +58,12 @@ std::unique_ptr<arrow::Type> type_of(const py::capsule& schema) {
   return arrow::type_from_schema(*capsule_pointer<ArrowSchema>(schema, "arrow_schema"));
 }
 
-// The input is read through ColumnView when batches come (it takes large strings too): here
-// only its shape matters.
-size_t input_columns(const py::capsule& schema) {
-  const auto* s = capsule_pointer<ArrowSchema>(schema, "arrow_schema");
-  if (s->format == nullptr || std::string(s->format) != "+s") {
-    throw std::invalid_argument("the window input schema must be a struct of columns");
-  }
-  return static_cast<size_t>(s->n_children);
+// The partial schema of a plan over its local input schema (window::partial_schema).
+py::capsule partial_schema(const py::dict& plan, const py::capsule& input_schema) {
+  const Plan p = plan_from(plan);
+  const auto input = type_of(input_schema);
+  if (input->kind != arrow::Kind::Struct) throw std::invalid_argument("the window input schema must be a struct of columns");
+  return schema_capsule(*window::partial_schema(p, agg::argument_types(p.aggs, *input)));
 }
 
 py::object maybe_capsule(std::unique_ptr<ArrowArray> array) {
@@ -76,7 +74,7 @@ py::object maybe_capsule(std::unique_ptr<ArrowArray> array) {
 class PyLocal {
  public:
   PyLocal(const py::dict& plan, const py::capsule& input_schema, const py::capsule& partial_schema)
-      : agg_(plan_from(plan), input_columns(input_schema), type_of(partial_schema)) {}
+      : agg_(plan_from(plan), *type_of(input_schema), type_of(partial_schema)) {}
 
   bool add(const py::capsule& schema, const py::capsule& array, const py::object& sizes) {
     const auto in = validated_input(schema, array, arrow::Layout::Struct, "(the window input batch)", sizes);
@@ -152,6 +150,8 @@ class PyGlobal {
 }  // namespace
 
 void register_window(py::module_& m) {
+  m.def("partial_schema", &partial_schema, py::arg("plan"), py::arg("input_schema_capsule"),
+        "The partial schema (an 'arrow_schema' capsule) of a plan over its local input schema.");
   py::class_<PyLocal>(m, "LocalAggregator",
                       "The local phase: folds input batches into (key, slice) partial rows.")
       .def(py::init<const py::dict&, const py::capsule&, const py::capsule&>(), py::arg("plan"),

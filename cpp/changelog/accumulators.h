@@ -44,6 +44,8 @@ struct AccumulatorSpec {
   bool ansi = true;
 };
 
+// `spec.delta` and `spec.result` are the types changelog::delta_schema and agg::result_type
+// give (Aggregator checks its schemas against them before it makes its accumulators).
 std::unique_ptr<Accumulator> make_accumulator(const AccumulatorSpec& spec);
 
 }  // namespace sliceflow::changelog

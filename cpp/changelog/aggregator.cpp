@@ -26,18 +26,13 @@ Aggregator::Aggregator(Plan plan, std::unique_ptr<arrow::Type> delta_type, std::
   }
   const auto& dc = delta_type_->children;
   const auto& oc = output_type_->children;
-  int column = kFirstAggColumn;
-  for (const AggPlan& agg : plan_.aggs) column += delta_columns(agg.fn);
-  if (dc.size() != static_cast<size_t>(column) || dc[0]->kind != Kind::Int32 || dc[1]->kind != Kind::Binary ||
-      dc[2]->kind != Kind::Int64) {
-    plan_mismatch("the delta schema does not match the plan");
-  }
   const size_t keys = static_cast<size_t>(plan_.num_keys);
   if (oc.size() != 1 + keys + plan_.aggs.size() || oc[0]->kind != Kind::Utf8) {
     plan_mismatch("the output schema must be op, the keys, then one column per aggregate");
   }
+  check_aggregator_schemas(plan_, *delta_type_, *output_type_);
   for (size_t k = 0; k < keys; ++k) key_builders_.push_back(&out_.child(1 + k));
-  column = kFirstAggColumn;
+  int column = kFirstAggColumn;
   for (size_t a = 0; a < plan_.aggs.size(); ++a) {
     AccumulatorSpec spec;
     spec.plan = plan_.aggs[a];

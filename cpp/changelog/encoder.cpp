@@ -186,30 +186,24 @@ bool is_op(std::string_view s, char a, char b) { return s.size() == 2 && s[0] ==
 
 }  // namespace
 
-Encoder::Encoder(Plan plan, size_t input_columns, std::unique_ptr<arrow::Type> delta_type)
+Encoder::Encoder(Plan plan, const arrow::Type& input, std::unique_ptr<arrow::Type> delta_type)
     : plan_(std::move(plan)),
-      input_columns_(input_columns),
+      input_columns_(input.children.size()),
       delta_type_(std::move(delta_type)),
       out_((plan_.validate(), *delta_type_)) {
-  if (delta_type_->kind != Kind::Struct) plan_mismatch("the delta schema must be a struct");
-  const auto& dc = delta_type_->children;
-  int column = kFirstAggColumn;
-  for (const AggPlan& agg : plan_.aggs) {
-    std::vector<ColumnBuilder*> cols;
-    for (int j = 0; j < delta_columns(agg.fn); ++j) {
-      if (static_cast<size_t>(column + j) < dc.size()) cols.push_back(&out_.child(static_cast<size_t>(column + j)));
-    }
-    writer_out_.push_back(std::move(cols));
-    column += delta_columns(agg.fn);
-  }
-  if (dc.size() != static_cast<size_t>(column) || dc[0]->kind != Kind::Int32 || dc[1]->kind != Kind::Binary ||
-      dc[2]->kind != Kind::Int64) {
-    plan_mismatch("the delta schema does not match the plan");
-  }
+  if (input.kind != Kind::Struct) plan_mismatch("the input schema must be a struct of columns");
   const int used = plan_.op_column >= 0 ? plan_.op_column + 1 : plan_.num_keys;
   if (input_columns_ < static_cast<size_t>(used)) plan_mismatch("the input has too few columns");
   for (const AggPlan& agg : plan_.aggs) {
     if (agg.arg >= static_cast<int>(input_columns_)) plan_mismatch("an aggregate's argument column is out of range");
+  }
+  check_delta_schema(plan_, agg::argument_types(plan_.aggs, input), *delta_type_);
+  int column = kFirstAggColumn;
+  for (const AggPlan& agg : plan_.aggs) {
+    std::vector<ColumnBuilder*> cols;
+    for (int j = 0; j < delta_columns(agg.fn); ++j) cols.push_back(&out_.child(static_cast<size_t>(column + j)));
+    writer_out_.push_back(std::move(cols));
+    column += delta_columns(agg.fn);
   }
 }
 

@@ -45,7 +45,10 @@ inline int32_t bucket_of(uint64_t hash, int32_t buckets) {
 
 class Encoder {
  public:
-  Encoder(Plan plan, size_t input_columns, std::unique_ptr<arrow::Type> delta_type);
+  // `input`: the struct of the input batches' columns (keys, op, arguments; strings as utf8,
+  // though batches may hold large strings). Throws std::invalid_argument unless `delta_type` is
+  // delta_schema(plan, the arguments' types).
+  Encoder(Plan plan, const arrow::Type& input, std::unique_ptr<arrow::Type> delta_type);
 
   // Encodes (or folds) one batch, a struct array of the input columns.
   void add(const ArrowSchema& schema, const ArrowArray& array);

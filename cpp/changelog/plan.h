@@ -3,10 +3,13 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "agg/agg_fn.h"
+#include "agg/state_schema.h"
+#include "arrow/type.h"
 
 namespace sliceflow::changelog {
 
@@ -34,9 +37,20 @@ struct Plan {
 };
 
 // The delta columns an aggregate writes (docs/changelog-kernel.md, "Delta schema").
-int delta_columns(AggFn fn);
+inline int delta_columns(AggFn fn) { return agg::state_columns(agg::StateForm::Delta, fn); }
 // The first delta column: __bucket, __key, __n come before the aggregates'.
 constexpr int kFirstAggColumn = 3;
+// The delta schema of `plan` (docs/changelog-kernel.md, "Delta schema"): __bucket, __key, __n,
+// then each aggregate's delta columns for its argument's type (`args[a]`; nullptr: count(*)).
+// Throws std::invalid_argument("changelog kernel: aggregate <i>: ...") for an argument type its
+// function does not take.
+std::unique_ptr<arrow::Type> delta_schema(const Plan& plan, const std::vector<const arrow::Type*>& args);
+// Throws std::invalid_argument unless `given` is delta_schema(plan, args).
+void check_delta_schema(const Plan& plan, const std::vector<const arrow::Type*>& args, const arrow::Type& given);
+// The aggregator's check (it never sees the input): throws std::invalid_argument unless `delta`
+// is delta_schema(plan, args) and the aggregates' output columns (after op and the keys) are
+// their result types, for the argument types the two imply (agg::implied_schemas_difference).
+void check_aggregator_schemas(const Plan& plan, const arrow::Type& delta, const arrow::Type& output);
 
 // Throws std::invalid_argument("changelog kernel: <what>").
 [[noreturn]] void plan_mismatch(const std::string& what);

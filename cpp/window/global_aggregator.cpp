@@ -37,13 +37,8 @@ GlobalAggregator::GlobalAggregator(Plan plan, std::unique_ptr<Type> partial_type
     if (oc[i]->kind != Kind::TimestampUs) plan_mismatch("window bounds must be timestamp[us] columns");
   }
   for (size_t k = 0; k < keys; ++k) key_out_.push_back(&out_.child(3 + k));
-  int column = 2;
-  for (const AggPlan& agg : plan_.aggs) column += partial_columns(agg.fn);
-  if (pc.size() != static_cast<size_t>(column) || pc[0]->kind != Kind::Binary ||
-      pc[1]->kind != Kind::Int64) {
-    plan_mismatch("the partial schema does not match the plan");
-  }
-  column = 2;
+  check_sweep_schemas(plan_, *partial_type_, *output_type_);
+  int column = kFirstPartialColumn;
   for (size_t a = 0; a < plan_.aggs.size(); ++a) {
     WindowAggSpec spec;
     spec.plan = plan_.aggs[a];

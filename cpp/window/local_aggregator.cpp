@@ -15,28 +15,24 @@ using arrow::Kind;
 using arrow::Layout;
 using arrow::Type;
 
-LocalAggregator::LocalAggregator(Plan plan, size_t input_columns, std::unique_ptr<Type> partial_type)
+LocalAggregator::LocalAggregator(Plan plan, const Type& input, std::unique_ptr<Type> partial_type)
     : plan_(std::move(plan)),
       assigner_((plan_.validate(), plan_)),
-      input_columns_(input_columns),
+      input_columns_(input.children.size()),
       partial_type_(std::move(partial_type)),
       partial_(*partial_type_) {
-  if (partial_type_->kind != Kind::Struct) plan_mismatch("the partial schema must be a struct");
-  const auto& pc = partial_type_->children;
-  int column = 2;
-  for (const AggPlan& agg : plan_.aggs) {
-    first_column_.push_back(column);
-    column += partial_columns(agg.fn);
-  }
-  if (pc.size() != static_cast<size_t>(column) || pc[0]->kind != Kind::Binary ||
-      pc[1]->kind != Kind::Int64) {
-    plan_mismatch("the partial schema does not match the plan");
-  }
+  if (input.kind != Kind::Struct) plan_mismatch("the input schema must be a struct of columns");
   if (input_columns_ <= static_cast<size_t>(plan_.num_keys)) plan_mismatch("the input has no time column");
   for (const AggPlan& agg : plan_.aggs) {
     if (agg.arg >= static_cast<int>(input_columns_)) {
       plan_mismatch("an aggregate's argument column is out of range");
     }
+  }
+  check_partial_schema(plan_, agg::argument_types(plan_.aggs, input), *partial_type_);
+  int column = kFirstPartialColumn;
+  for (const AggPlan& agg : plan_.aggs) {
+    first_column_.push_back(column);
+    column += partial_columns(agg.fn);
   }
 }
 

@@ -30,8 +30,10 @@ struct LocalStats {
 
 class LocalAggregator {
  public:
-  // `input_columns`: the number of columns of the input batches (keys, time, arguments).
-  LocalAggregator(Plan plan, size_t input_columns, std::unique_ptr<arrow::Type> partial_type);
+  // `input`: the struct of the input batches' columns (keys, time, arguments; strings as utf8,
+  // though batches may hold large strings). Throws std::invalid_argument unless `partial_type`
+  // is partial_schema(plan, the arguments' types).
+  LocalAggregator(Plan plan, const arrow::Type& input, std::unique_ptr<arrow::Type> partial_type);
 
   // Folds one batch (a struct array of the input columns). True: a flushed partial batch is
   // ready for take().

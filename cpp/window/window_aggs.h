@@ -57,6 +57,8 @@ struct WindowAggSpec {
   bool ansi = true;
 };
 
+// `spec.partial` and `spec.result` are the types window::partial_schema and agg::result_type
+// give (GlobalAggregator checks its schemas against them before it makes its aggregates).
 std::unique_ptr<WindowAgg> make_window_agg(const WindowAggSpec& spec, SweepCounters* counters);
 
 }  // namespace sliceflow::window

@@ -25,17 +25,15 @@ from typing import Any
 
 import pyarrow as pa
 
+from sliceflow import _core
+from sliceflow.agg_plan import carried_type, core_schema, result_type
 from sliceflow.aggregates import AggSpec, agg_specs
 from sliceflow.spark_types import spark_type_name
 from sliceflow.window_plan import (
-    _carried,
     _check_key_type,
     _column,
-    _is_float,
-    _is_signed_int,
     _positive_int,
     plan_arguments,
-    result_type,
 )
 
 __all__ = [
@@ -83,22 +81,6 @@ class ChangelogPlan:
             for c, f in zip(columns, self.encoder_schema, strict=True)
         ]
         return pa.RecordBatch.from_arrays(columns, schema=self.encoder_schema)
-
-
-def _delta_fields(j: int, fn: str, t: pa.DataType | None) -> list[pa.Field]:
-    p = f"__a{j}_"
-    if fn == "count":
-        return [pa.field(p + "n", pa.int64(), nullable=False)]
-    assert t is not None
-    if fn in ("sum", "avg"):
-        if _is_signed_int(t):
-            s = pa.decimal128(38, 0)
-        elif _is_float(t):
-            s = pa.float64()
-        else:
-            s = pa.decimal128(38, t.scale)
-        return [pa.field(p + "s", s), pa.field(p + "n", pa.int64(), nullable=False)]
-    return [pa.field(p + "v", _carried(t))]
 
 
 def build_plan(
@@ -200,23 +182,14 @@ def build_plan(
     names += [f"__v{j}" for j in range(len(indices) - len(names))]
     encoder_schema = pa.schema(
         [
-            schema.field(i).with_name(name).with_type(_carried(schema.field(i).type))
+            schema.field(i).with_name(name).with_type(carried_type(schema.field(i).type))
             for name, i in zip(names, indices, strict=True)
         ]
     )
-    delta_fields = [
-        pa.field("__bucket", pa.int32(), nullable=False),
-        pa.field("__key", pa.binary(), nullable=False),
-        pa.field("__n", pa.int64(), nullable=False),
-    ]
-    for j, (agg, t) in enumerate(zip(aggs, arg_types, strict=True)):
-        delta_fields += _delta_fields(j, agg.fn, t)
-    delta_schema = pa.schema(delta_fields)
-
     out_fields = [pa.field("op", pa.string(), nullable=False)]
     for name, i in zip(by, key_idx, strict=True):
         f = schema.field(i)
-        out_fields.append(pa.field(name, _carried(f.type), f.nullable))
+        out_fields.append(pa.field(name, carried_type(f.type), f.nullable))
     for agg, t in zip(aggs, arg_types, strict=True):
         counted = agg.fn in ("count", "count_distinct")
         out_fields.append(pa.field(agg.name, result_type(agg.fn, t), nullable=not counted))
@@ -233,6 +206,10 @@ def build_plan(
         "buckets": buckets,
         "ansi": ansi,
     }
+    # The kernels check the delta schema against the same rule (cpp/changelog/plan.h).
+    delta_schema = core_schema(
+        _core.changelog.delta_schema(plan, encoder_schema.__arrow_c_schema__())
+    )
     return ChangelogPlan(
         plan=plan,
         input_schema=schema,

@@ -27,6 +27,8 @@ from typing import Any
 
 import pyarrow as pa
 
+from sliceflow import _core
+from sliceflow.agg_plan import carried_type, core_schema, result_type
 from sliceflow.aggregates import AggSpec, agg_specs
 from sliceflow.spark_types import spark_type_name
 from sliceflow.window_spec import WindowSpec
@@ -116,73 +118,6 @@ def _is_comparable(t: pa.DataType) -> bool:
 
 def _is_nested(t: pa.DataType) -> bool:
     return bool(pa.types.is_nested(t))
-
-
-def _carried(t: pa.DataType) -> pa.DataType:
-    """How a value of type ``t`` travels in partials and comes out (large_string → string)."""
-    return pa.string() if pa.types.is_large_string(t) else t
-
-
-def result_type(fn: str, t: pa.DataType | None) -> pa.DataType:
-    """The result type of aggregate ``fn`` over an argument of Arrow type ``t`` (Spark's rules).
-
-    Raises ``TypeError`` when Spark or the kernel has no such aggregate.
-
-    >>> result_type("sum", pa.int32())
-    DataType(int64)
-    >>> result_type("avg", pa.decimal128(10, 2))
-    Decimal128Type(decimal128(14, 6))
-    """
-    if fn == "count":
-        return pa.int64()
-    assert t is not None
-    if fn in ("sum", "avg"):
-        if _is_signed_int(t):
-            return pa.int64() if fn == "sum" else pa.float64()
-        if _is_float(t):
-            return pa.float64()
-        if _is_decimal(t):
-            if fn == "sum":
-                return pa.decimal128(min(38, t.precision + 10), t.scale)
-            return pa.decimal128(min(38, t.precision + 4), min(38, t.scale + 4))
-        raise TypeError(f"{fn} takes a numeric column (TINYINT … BIGINT, FLOAT, DOUBLE, DECIMAL)")
-    if fn == "count_distinct":
-        if _is_comparable(t):
-            return pa.int64()
-    elif fn in ("min", "max", "first_value", "last_value"):
-        if _is_comparable(t):
-            return _carried(t)
-    else:
-        raise ValueError(f"unknown aggregate {fn!r}")
-    raise TypeError(
-        f"{fn} takes BOOLEAN, integer, FLOAT, DOUBLE, DECIMAL, STRING, DATE, TIMESTAMP or "
-        "TIMESTAMP_NTZ columns"
-    )
-
-
-def _partial_fields(i: int, fn: str, t: pa.DataType | None) -> list[pa.Field]:
-    p = f"__a{i}_"
-    if fn == "count":
-        return [pa.field(p + "n", pa.int64(), nullable=False)]
-    assert t is not None
-    if fn in ("sum", "avg"):
-        if _is_signed_int(t):
-            s = pa.decimal128(38, 0)
-        elif _is_float(t):
-            s = pa.float64()
-        else:
-            s = pa.decimal128(38, t.scale)
-        return [pa.field(p + "s", s), pa.field(p + "n", pa.int64())]
-    v = _carried(t)
-    if fn in ("min", "max"):
-        return [pa.field(p + "v", v)]
-    if fn in ("first_value", "last_value"):
-        return [pa.field(p + "v", v), pa.field(p + "t", pa.int64())]
-    # count_distinct: distinct values and their multiplicities
-    return [
-        pa.field(p + "v", pa.list_(pa.field("element", v))),
-        pa.field(p + "c", pa.list_(pa.field("element", pa.int64()))),
-    ]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -343,23 +278,15 @@ def build_plan(
     names = [f"__k{j}" for j in range(n)] + ["__time"]
     names += [f"__v{j}" for j in range(len(indices) - n - 1)]
     local_fields = [
-        schema.field(i).with_name(name).with_type(_carried(schema.field(i).type))
+        schema.field(i).with_name(name).with_type(carried_type(schema.field(i).type))
         for name, i in zip(names, indices, strict=True)
     ]
     local_schema = pa.schema(local_fields)
 
-    partial_fields = [
-        pa.field("__key", pa.binary(), nullable=False),
-        pa.field("__slice", pa.int64(), nullable=False),
-    ]
-    for j, (agg, t) in enumerate(zip(aggs, arg_types, strict=True)):
-        partial_fields += _partial_fields(j, agg.fn, t)
-    partial_schema = pa.schema(partial_fields)
-
     out_fields = [pa.field(name, time_type) for name in WINDOW_COLUMNS]
     for name, i in zip(by, key_idx, strict=True):
         f = schema.field(i)
-        out_fields.append(pa.field(name, _carried(f.type), f.nullable))
+        out_fields.append(pa.field(name, carried_type(f.type), f.nullable))
     for agg, t in zip(aggs, arg_types, strict=True):
         counted = agg.fn in ("count", "count_distinct")
         out_fields.append(pa.field(agg.name, result_type(agg.fn, t), nullable=not counted))
@@ -376,6 +303,10 @@ def build_plan(
         "bundle_rows": bundle_rows,
         "bundle_bytes": bundle_bytes,
     }
+    # The kernels check the partial schema against the same rule (cpp/window/plan.h).
+    partial_schema = core_schema(
+        _core.window.partial_schema(plan, local_schema.__arrow_c_schema__())
+    )
     return WindowPlan(
         plan=plan,
         input_schema=schema,

@@ -9,7 +9,7 @@ import typing
 
 import typing_extensions
 
-__all__: list[str] = ["Aggregator", "Encoder"]
+__all__: list[str] = ["Aggregator", "Encoder", "delta_schema"]
 
 class Encoder:
     """
@@ -88,3 +88,10 @@ class Aggregator:
         """
         Output rows built so far (a capsule) or None.
         """
+
+def delta_schema(
+    plan: dict, input_schema_capsule: typing_extensions.CapsuleType
+) -> typing_extensions.CapsuleType:
+    """
+    The delta schema (an 'arrow_schema' capsule) of a plan over its encoder input schema.
+    """

@@ -9,7 +9,7 @@ import typing
 
 import typing_extensions
 
-__all__: list[str] = ["GlobalAggregator", "LocalAggregator"]
+__all__: list[str] = ["GlobalAggregator", "LocalAggregator", "partial_schema"]
 
 class LocalAggregator:
     """
@@ -86,3 +86,10 @@ class GlobalAggregator:
         """
         Row numbers (into input 0, then input 1) of the partial rows still needed: an int64 'arrow_array' capsule.
         """
+
+def partial_schema(
+    plan: dict, input_schema_capsule: typing_extensions.CapsuleType
+) -> typing_extensions.CapsuleType:
+    """
+    The partial schema (an 'arrow_schema' capsule) of a plan over its local input schema.
+    """
