@@ -34,6 +34,7 @@
 #include <utility>
 #include <vector>
 
+#include "agg/plan_fields.h"
 #include "agg/state_schema.h"
 #include "arrow/builder.h"
 #include "arrow/byte_buffer.h"
@@ -43,6 +44,7 @@
 #include "changelog/encoder.h"
 #include "changelog/plan.h"
 #include "state/format.h"
+#include "owned_arrays.h"
 
 namespace {
 
@@ -66,67 +68,13 @@ std::string sealed_round_trip(const std::string& payload) {
   return std::string(sections[0]);
 }
 
-std::unique_ptr<Type> leaf(const std::string& name, Kind kind, bool nullable = true) {
-  auto t = std::make_unique<Type>();
-  t->name = name;
-  t->kind = kind;
-  t->nullable = nullable;
-  return t;
-}
-
-std::unique_ptr<Type> decimal(const std::string& name, int precision, int scale) {
-  auto t = leaf(name, Kind::Decimal128);
-  t->precision = precision;
-  t->scale = scale;
-  return t;
-}
-
 using sliceflow::agg::clone_type;
+using fuzz::build;
+using fuzz::copy_value;
+using fuzz::own;
+using fuzz::Owned;
 
-struct Owned {
-  ArrowSchema schema{};
-  ArrowArray array{};
-  Owned() = default;
-  Owned(const Owned&) = delete;
-  Owned& operator=(const Owned&) = delete;
-  ~Owned() {
-    if (array.release != nullptr) array.release(&array);
-    if (schema.release != nullptr) schema.release(&schema);
-  }
-};
-
-std::unique_ptr<Owned> own(const Type& type, std::unique_ptr<ArrowArray> array) {
-  auto o = std::make_unique<Owned>();
-  sliceflow::arrow::export_schema(type, &o->schema);
-  o->array = *array;
-  array->release = nullptr;
-  return o;
-}
-
-std::unique_ptr<Owned> build(ColumnBuilder& b, const Type& type) {
-  auto array = std::make_unique<ArrowArray>();
-  b.export_to(array.get());
-  return own(type, std::move(array));
-}
-
-void copy_value(const ColumnView& in, int64_t row, ColumnBuilder& out) {
-  if (in.is_null(row)) return out.append_null();
-  switch (out.type().kind) {
-    case Kind::Int32:
-      return out.append_fixed<int32_t>(static_cast<int32_t>(in.i64(row)));
-    case Kind::Int64:
-      return out.append_fixed<int64_t>(in.i64(row));
-    case Kind::Float64:
-      return out.append_fixed<double>(in.f64(row));
-    case Kind::Decimal128:
-      return out.append_fixed<sliceflow::int128>(in.i128(row));
-    case Kind::Utf8:
-    case Kind::Binary:
-      return out.append_string(in.str(row));
-    default:
-      __builtin_trap();
-  }
-}
+std::unique_ptr<Type> leaf(const std::string& name, Kind kind) { return sliceflow::agg::column_type(name, kind); }
 
 // One value as comparable bytes: a tag, then the value (every NaN one NaN, -0.0 kept).
 template <typename T>
@@ -194,6 +142,24 @@ struct Setup {
   // [micro-batch][bucket] -> delta batches, in arrival order
   std::vector<std::vector<std::vector<std::unique_ptr<Owned>>>> deltas;
 };
+
+// `draft` as sliceflow.changelog_plan writes it, read back by the parser the bindings use.
+cl::Plan parsed(const cl::Plan& draft) {
+  sliceflow::agg::PlanFields f("changelog plan");
+  f.set_int("num_keys", draft.num_keys);
+  f.set_int("op_column", draft.op_column);
+  sliceflow::agg::PlanFields::AggNames aggs;
+  for (const auto& a : draft.aggs) aggs.emplace_back(sliceflow::agg::agg_fn_name(a.fn), a.arg);
+  f.set_aggs(std::move(aggs));
+  f.set_bool("mini_batch", draft.mini_batch);
+  f.set_bool("fold", draft.fold);
+  f.set_int("fold_rows", draft.fold_rows);
+  f.set_int("bundle_rows", draft.bundle_rows);
+  f.set_int("buckets", draft.buckets);
+  f.set_bool("ansi", draft.ansi);
+  f.set_string("fingerprint", draft.fingerprint);
+  return cl::parse_plan(f);
+}
 
 std::unique_ptr<cl::Aggregator> make_aggregator(const Setup& s, cl::Emit emit) {
   return std::make_unique<cl::Aggregator>(s.plan, clone_type(*s.delta), clone_type(*s.output), emit, s.max_output);
@@ -331,7 +297,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   s.input->children.push_back(leaf("v", Kind::Int64));
   s.input->children.push_back(leaf("d", Kind::Float64));
   s.input->children.push_back(leaf("s", Kind::Utf8));
-  s.input->children.push_back(decimal("x", 10, 2));
+  s.input->children.push_back(sliceflow::agg::decimal_type("x", 10, 2));
 
   // Aggregates: count(*) first, then the picks.
   struct Pick {
@@ -355,12 +321,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   plan.fold = want_fold && foldable;
 
   s.output = leaf("", Kind::Struct);
-  s.output->children.push_back(leaf("op", Kind::Utf8, false));
+  s.output->children.push_back(sliceflow::agg::column_type("op", Kind::Utf8, false));
   for (size_t k = 0; k < s.num_keys; ++k) s.output->children.push_back(clone_type(*s.input->children[k]));
   for (size_t j = 0; j < picks.size(); ++j) {
     const Pick& p = picks[j];
     plan.aggs.push_back({p.fn, p.col < 0 ? -1 : static_cast<int>(s.first_value_col) + p.col});
   }
+  s.plan = parsed(s.plan);
   // The schemas as the plans derive them (cpp/agg/state_schema.h).
   const auto args = sliceflow::agg::argument_types(plan.aggs, *s.input);
   s.delta = cl::delta_schema(plan, args);

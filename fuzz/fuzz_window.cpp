@@ -17,10 +17,12 @@
 #include <tuple>
 #include <vector>
 
+#include "agg/plan_fields.h"
+#include "agg/state_schema.h"
 #include "arrow/builder.h"
 #include "arrow/column_view.h"
-#include "agg/state_schema.h"
 #include "arrow/type.h"
+#include "owned_arrays.h"
 #include "window/global_aggregator.h"
 #include "window/local_aggregator.h"
 #include "window/plan.h"
@@ -35,57 +37,15 @@ using sliceflow::arrow::Type;
 namespace win = sliceflow::window;
 
 std::unique_ptr<Type> leaf(const std::string& name, Kind kind, const char* tz = "") {
-  auto t = std::make_unique<Type>();
-  t->name = name;
-  t->kind = kind;
+  auto t = sliceflow::agg::column_type(name, kind);
   t->timezone = tz;
   return t;
 }
 
 using sliceflow::agg::clone_type;
-
-struct Owned {
-  ArrowSchema schema{};
-  ArrowArray array{};
-  Owned() = default;
-  Owned(const Owned&) = delete;
-  Owned& operator=(const Owned&) = delete;
-  ~Owned() {
-    if (array.release != nullptr) array.release(&array);
-    if (schema.release != nullptr) schema.release(&schema);
-  }
-};
-
-std::unique_ptr<Owned> own(const Type& type, std::unique_ptr<ArrowArray> array) {
-  auto o = std::make_unique<Owned>();
-  sliceflow::arrow::export_schema(type, &o->schema);
-  o->array = *array;
-  array->release = nullptr;
-  return o;
-}
-
-void copy_value(const ColumnView& in, int64_t row, ColumnBuilder& out) {
-  if (in.is_null(row)) return out.append_null();
-  switch (out.type().kind) {
-    case Kind::Int64:
-      return out.append_fixed<int64_t>(in.i64(row));
-    case Kind::Float64:
-      return out.append_fixed<double>(in.f64(row));
-    case Kind::Decimal128:
-      return out.append_fixed<sliceflow::int128>(in.i128(row));
-    case Kind::Utf8:
-    case Kind::Binary:
-      return out.append_string(in.str(row));
-    case Kind::List:
-      for (int64_t k = in.list_begin(row); k < in.list_end(row); ++k) {
-        copy_value(in.child(0), k, out.child(0));
-      }
-      return out.finish_list();
-    default:
-      __builtin_trap();
-  }
-}
-
+using fuzz::own;
+using fuzz::Owned;
+using fuzz::copy_value;
 
 // A partial row: the batch it is in and its row number.
 struct Ref {
@@ -219,34 +179,42 @@ void run_streaming(const win::Plan& plan, const Type& input, const Type& partial
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 8) return 0;
   constexpr int64_t unit = 1000;
-  win::Plan plan;
-  const int64_t slide_units = 1 + data[1] % 8;
+  // The plan's fields as sliceflow.window_plan writes them, read by the bindings' parser.
+  sliceflow::agg::PlanFields fields("window plan");
+  const int64_t slide = (1 + data[1] % 8) * unit;
   switch (data[0] % 3) {
     case 0:
-      plan.kind = win::WindowKind::Tumble;
-      plan.size = plan.slide = slide_units * unit;
+      fields.set_string("kind", "tumble");
+      fields.set_int("size", slide);
       break;
     case 1:
-      plan.kind = win::WindowKind::Hop;
-      plan.slide = slide_units * unit;
-      plan.size = plan.slide * (1 + data[2] % 5) + (data[3] % 2 ? (data[3] / 2 % slide_units) * unit : 0);
+      fields.set_string("kind", "hop");
+      fields.set_int("size", slide * (1 + data[2] % 5) + (data[3] % 2 ? (data[3] / 2 % (slide / unit)) * unit : 0));
       break;
     default:
-      plan.kind = win::WindowKind::Cumulate;
-      plan.slide = slide_units * unit;
-      plan.size = plan.slide * (1 + data[2] % 6);
+      fields.set_string("kind", "cumulate");
+      fields.set_int("size", slide * (1 + data[2] % 6));
       break;
   }
-  plan.offset = static_cast<int8_t>(data[4]) * unit / 3;
-  plan.num_keys = 1;
-  plan.bundle_rows = 1 + data[5] % 16;
+  fields.set_int("slide", slide);
+  fields.set_int("offset", static_cast<int8_t>(data[4]) * unit / 3);
+  fields.set_int("num_keys", 1);
+  fields.set_int("bundle_rows", 1 + data[5] % 16);
+  // Input columns: k, ts, v (int64), d (double), s (string).
+  fields.set_aggs({{"count", -1},
+                   {"count", 2},
+                   {"sum", 2},
+                   {"avg", 3},
+                   {"min", 4},
+                   {"max", 2},
+                   {"count_distinct", 4},
+                   {"first_value", 2},
+                   {"last_value", 3},
+                   {"sum", 3},
+                   {"avg", 2}});
+  const win::Plan plan = win::parse_plan(fields);
   const int64_t max_output = 1 + data[6] % 8;
   const size_t batch_rows = 1 + data[7] % 7;
-  // Input columns: k, ts, v (int64), d (double), s (string).
-  plan.aggs = {{win::AggFn::Count, -1},        {win::AggFn::Count, 2},      {win::AggFn::Sum, 2},
-               {win::AggFn::Avg, 3},           {win::AggFn::Min, 4},        {win::AggFn::Max, 2},
-               {win::AggFn::CountDistinct, 4}, {win::AggFn::FirstValue, 2}, {win::AggFn::LastValue, 3},
-               {win::AggFn::Sum, 3},           {win::AggFn::Avg, 2}};
 
   auto input = leaf("", Kind::Struct);
   input->children.push_back(leaf("k", Kind::Int64));

@@ -208,6 +208,7 @@ std::unique_ptr<Type> state_schema(StateForm form, std::vector<std::unique_ptr<T
 }
 
 std::vector<const Type*> argument_types(const std::vector<AggPlan>& aggs, const Type& input) {
+  if (input.kind != Kind::Struct) throw std::invalid_argument("the input schema must be a struct of columns");
   std::vector<const Type*> out;
   for (const AggPlan& agg : aggs) {
     if (agg.arg >= static_cast<int>(input.children.size())) {
@@ -270,6 +271,18 @@ std::string implied_schemas_difference(StateForm form, const std::vector<AggPlan
   if (!diff.empty()) return mismatch + diff;
   diff = result_difference(aggs, args, output, first_result);
   return diff.empty() ? diff : "the output schema does not match the plan: " + diff;
+}
+
+std::vector<AggColumns> agg_columns(StateForm form, const std::vector<AggPlan>& aggs, const Type& state,
+                                    size_t first_state, const Type& output, size_t first_result, bool ansi) {
+  std::vector<AggColumns> out;
+  size_t column = first_state;
+  for (size_t a = 0; a < aggs.size(); ++a) {
+    const Type* result = output.children.at(first_result + a).get();
+    out.push_back({aggs[a], static_cast<int>(column), state.children.at(column).get(), result, result->name, ansi});
+    column += static_cast<size_t>(state_columns(form, aggs[a].fn));
+  }
+  return out;
 }
 
 std::vector<const Type*> pointers(const std::vector<std::unique_ptr<Type>>& types) {

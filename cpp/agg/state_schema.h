@@ -69,8 +69,9 @@ std::unique_ptr<arrow::Type> implied_argument(StateForm form, AggFn fn, const ar
 std::unique_ptr<arrow::Type> state_schema(StateForm form, std::vector<std::unique_ptr<arrow::Type>> prefix,
                                           const std::vector<AggPlan>& aggs, const std::vector<const arrow::Type*>& args);
 
-// The argument types of `aggs` in an operator's input `input` (a struct): input.children[arg],
-// nullptr for count(*). Throws std::invalid_argument when an argument column is out of range.
+// The argument types of `aggs` in an operator's input `input`: input.children[arg], nullptr for
+// count(*). Throws std::invalid_argument unless `input` is a struct of columns that holds every
+// argument column.
 std::vector<const arrow::Type*> argument_types(const std::vector<AggPlan>& aggs, const arrow::Type& input);
 
 // For a phase that sees no input: the argument types that `state`'s columns (aggregate 0's
@@ -97,6 +98,21 @@ std::string implied_schemas_difference(StateForm form, const std::vector<AggPlan
                                        const StateSchemaOf& state_schema_of, const char* what,
                                        const arrow::Type& state, size_t first_state, const arrow::Type& output,
                                        size_t first_result);
+
+// Where one aggregate's columns are in an operator's state and output schemas.
+struct AggColumns {
+  AggPlan plan;
+  int column = 0;                       // its first state column
+  const arrow::Type* state = nullptr;   // that column's type
+  const arrow::Type* result = nullptr;  // its output column's type
+  std::string name;                     // its output column's name, for messages
+  bool ansi = true;                     // ANSI mode: an overflowing result is an error
+};
+
+// The columns of every aggregate: aggregate 0's first state column is `first_state` of `state`,
+// its output column `first_result` of `output` (both checked against the plan already).
+std::vector<AggColumns> agg_columns(StateForm form, const std::vector<AggPlan>& aggs, const arrow::Type& state,
+                                    size_t first_state, const arrow::Type& output, size_t first_result, bool ansi);
 
 // The raw pointers of `types` (an argument list for the functions above).
 std::vector<const arrow::Type*> pointers(const std::vector<std::unique_ptr<arrow::Type>>& types);

@@ -21,51 +21,19 @@ namespace {
 
 using changelog::Plan;
 
-template <typename T>
-T item(const py::dict& d, const char* key) {
-  if (!d.contains(key)) throw std::invalid_argument(std::string("changelog plan: missing '") + key + "'");
-  return d[key].cast<T>();
-}
-
-Plan plan_from(const py::dict& d) {
-  Plan plan;
-  plan.num_keys = item<int>(d, "num_keys");
-  plan.op_column = item<int>(d, "op_column");
-  for (const auto& a : item<py::list>(d, "aggs")) {
-    const auto agg = a.cast<py::dict>();
-    plan.aggs.push_back({agg::agg_fn_from_name(item<std::string>(agg, "fn")), item<int>(agg, "arg")});
-  }
-  plan.mini_batch = item<bool>(d, "mini_batch");
-  plan.fold = item<bool>(d, "fold");
-  plan.fold_rows = item<int64_t>(d, "fold_rows");
-  plan.bundle_rows = item<int64_t>(d, "bundle_rows");
-  plan.buckets = item<int32_t>(d, "buckets");
-  plan.ansi = item<bool>(d, "ansi");
-  plan.validate();
-  return plan;
-}
-
-std::unique_ptr<arrow::Type> type_of(const py::capsule& schema) {
-  return arrow::type_from_schema(*capsule_pointer<ArrowSchema>(schema, "arrow_schema"));
-}
+Plan plan_from(const py::dict& d) { return changelog::parse_plan(plan_fields(d, "changelog plan")); }
 
 // The delta schema of a plan over its encoder input schema (changelog::delta_schema).
 py::capsule delta_schema(const py::dict& plan, const py::capsule& input_schema) {
   const Plan p = plan_from(plan);
-  const auto input = type_of(input_schema);
-  if (input->kind != arrow::Kind::Struct) throw std::invalid_argument("the changelog input schema must be a struct of columns");
+  const auto input = type_from_capsule(input_schema);
   return schema_capsule(*changelog::delta_schema(p, agg::argument_types(p.aggs, *input)));
-}
-
-py::object maybe_capsule(std::unique_ptr<ArrowArray> array) {
-  if (!array) return py::none();
-  return array_capsule(std::move(array));
 }
 
 class PyEncoder {
  public:
   PyEncoder(const py::dict& plan, const py::capsule& input_schema, const py::capsule& delta_schema)
-      : enc_(plan_from(plan), *type_of(input_schema), type_of(delta_schema)) {}
+      : enc_(plan_from(plan), *type_from_capsule(input_schema), type_from_capsule(delta_schema)) {}
 
   void add(const py::capsule& schema, const py::capsule& array, const py::object& sizes) {
     const auto in = validated_input(schema, array, arrow::Layout::Struct, "(the changelog input batch)", sizes);
@@ -73,32 +41,18 @@ class PyEncoder {
     enc_.add(*in.schema, *in.array);
   }
   void finish() { enc_.finish(); }
-  py::object take() { return maybe_capsule(enc_.take()); }
-  py::dict stats() const {
-    const auto& s = enc_.stats();
-    py::dict d;
-    d["rows_in"] = s.rows_in;
-    d["retractions_in"] = s.retractions_in;
-    d["deltas_out"] = s.deltas_out;
-    d["fold_flushes"] = s.flushes;
-    return d;
-  }
+  py::object take() { return array_capsule_or_none(enc_.take()); }
+  py::dict stats() const { return counters_dict(enc_.stats().named()); }
 
  private:
   changelog::Encoder enc_;
 };
 
-changelog::Emit emit_from(const std::string& emit) {
-  if (emit == "changelog") return changelog::Emit::Changelog;
-  if (emit == "final") return changelog::Emit::Final;
-  throw std::invalid_argument("emit must be 'changelog' or 'final', not '" + emit + "'");
-}
-
 class PyAggregator {
  public:
   PyAggregator(const py::dict& plan, const py::capsule& delta_schema, const py::capsule& output_schema,
                const std::string& emit, int64_t max_output_rows)
-      : agg_(plan_from(plan), type_of(delta_schema), type_of(output_schema), emit_from(emit), max_output_rows) {}
+      : agg_(plan_from(plan), type_from_capsule(delta_schema), type_from_capsule(output_schema), changelog::emit_from_name(emit), max_output_rows) {}
 
   void load(const py::bytes& blob) {
     const std::string_view view = blob;
@@ -118,7 +72,7 @@ class PyAggregator {
       py::gil_scoped_release release;
       out = agg_.take();
     }
-    return maybe_capsule(std::move(out));
+    return array_capsule_or_none(std::move(out));
   }
   py::bytes dump() {
     arrow::ByteBuffer out;
@@ -131,23 +85,7 @@ class PyAggregator {
   void reset() { agg_.reset(); }
   size_t live_keys() const { return agg_.live_keys(); }
   size_t memory_usage() const { return agg_.memory_usage(); }
-  py::dict stats() const {
-    const auto& s = agg_.stats();
-    py::dict d;
-    d["deltas_in"] = s.rows_in;
-    d["retractions_ignored"] = s.retractions_ignored;
-    d["state_reads"] = s.state_reads;
-    d["state_writes"] = s.state_writes;
-    d["inserts"] = s.inserts;
-    d["update_befores"] = s.update_befores;
-    d["update_afters"] = s.update_afters;
-    d["deletes"] = s.deletes;
-    d["bundles"] = s.bundles;
-    d["keys_loaded"] = s.keys_loaded;
-    d["state_bytes_loaded"] = s.state_bytes_loaded;
-    d["state_bytes_dumped"] = s.state_bytes_dumped;
-    return d;
-  }
+  py::dict stats() const { return counters_dict(agg_.stats().named()); }
 
  private:
   changelog::Aggregator agg_;

@@ -20,68 +20,26 @@ namespace {
 
 using window::Plan;
 
-template <typename T>
-T item(const py::dict& d, const char* key) {
-  if (!d.contains(key)) throw std::invalid_argument(std::string("window plan: missing '") + key + "'");
-  return d[key].cast<T>();
-}
-
-Plan plan_from(const py::dict& d) {
-  Plan plan;
-  const auto kind = item<std::string>(d, "kind");
-  if (kind == "tumble") {
-    plan.kind = window::WindowKind::Tumble;
-  } else if (kind == "hop") {
-    plan.kind = window::WindowKind::Hop;
-  } else if (kind == "cumulate") {
-    plan.kind = window::WindowKind::Cumulate;
-  } else {
-    throw std::invalid_argument("window plan: unknown kind '" + kind + "'");
-  }
-  plan.size = item<int64_t>(d, "size");
-  plan.slide = item<int64_t>(d, "slide");
-  plan.offset = item<int64_t>(d, "offset");
-  plan.num_keys = item<int>(d, "num_keys");
-  for (const auto& a : item<py::list>(d, "aggs")) {
-    const auto agg = a.cast<py::dict>();
-    plan.aggs.push_back({agg::agg_fn_from_name(item<std::string>(agg, "fn")), item<int>(agg, "arg")});
-  }
-  if (d.contains("ansi")) plan.ansi = d["ansi"].cast<bool>();
-  if (d.contains("bundle_rows")) plan.bundle_rows = d["bundle_rows"].cast<int64_t>();
-  if (d.contains("bundle_bytes")) plan.bundle_bytes = d["bundle_bytes"].cast<int64_t>();
-  if (d.contains("sort_partials")) plan.sort_partials = d["sort_partials"].cast<bool>();
-  plan.validate();
-  return plan;
-}
-
-std::unique_ptr<arrow::Type> type_of(const py::capsule& schema) {
-  return arrow::type_from_schema(*capsule_pointer<ArrowSchema>(schema, "arrow_schema"));
-}
+Plan plan_from(const py::dict& d) { return window::parse_plan(plan_fields(d, "window plan")); }
 
 // The partial schema of a plan over its local input schema (window::partial_schema).
 py::capsule partial_schema(const py::dict& plan, const py::capsule& input_schema) {
   const Plan p = plan_from(plan);
-  const auto input = type_of(input_schema);
-  if (input->kind != arrow::Kind::Struct) throw std::invalid_argument("the window input schema must be a struct of columns");
+  const auto input = type_from_capsule(input_schema);
   return schema_capsule(*window::partial_schema(p, agg::argument_types(p.aggs, *input)));
-}
-
-py::object maybe_capsule(std::unique_ptr<ArrowArray> array) {
-  if (!array) return py::none();
-  return array_capsule(std::move(array));
 }
 
 class PyLocal {
  public:
   PyLocal(const py::dict& plan, const py::capsule& input_schema, const py::capsule& partial_schema)
-      : agg_(plan_from(plan), *type_of(input_schema), type_of(partial_schema)) {}
+      : agg_(plan_from(plan), *type_from_capsule(input_schema), type_from_capsule(partial_schema)) {}
 
   bool add(const py::capsule& schema, const py::capsule& array, const py::object& sizes) {
     const auto in = validated_input(schema, array, arrow::Layout::Struct, "(the window input batch)", sizes);
     py::gil_scoped_release release;
     return agg_.add(*in.schema, *in.array);
   }
-  py::object take() { return maybe_capsule(agg_.take()); }
+  py::object take() { return array_capsule_or_none(agg_.take()); }
   void set_late_floor(int64_t floor) { agg_.set_late_floor(floor); }
   py::object finish() {
     std::unique_ptr<ArrowArray> out;
@@ -89,20 +47,9 @@ class PyLocal {
       py::gil_scoped_release release;
       out = agg_.finish();
     }
-    return maybe_capsule(std::move(out));
+    return array_capsule_or_none(std::move(out));
   }
-  py::dict stats() const {
-    const auto& s = agg_.stats();
-    py::dict d;
-    d["rows_in"] = s.rows_in;
-    d["rows_null_time"] = s.rows_null_time;
-    d["rows_out_of_range"] = s.rows_out_of_range;
-    d["rows_late"] = s.rows_late;
-    d["late_row_windows"] = s.late_row_windows;
-    d["partials_out"] = s.partials_out;
-    d["bundle_flushes"] = s.bundle_flushes;
-    return d;
-  }
+  py::dict stats() const { return counters_dict(agg_.stats().named()); }
 
  private:
   window::LocalAggregator agg_;
@@ -112,7 +59,7 @@ class PyGlobal {
  public:
   PyGlobal(const py::dict& plan, const py::capsule& partial_schema, const py::capsule& output_schema,
            int64_t max_output_rows)
-      : agg_(plan_from(plan), type_of(partial_schema), type_of(output_schema), max_output_rows) {}
+      : agg_(plan_from(plan), type_from_capsule(partial_schema), type_from_capsule(output_schema), max_output_rows) {}
 
   void add(const py::capsule& schema, const py::capsule& array, int input, const py::object& sizes) {
     const auto in = validated_input(schema, array, arrow::Layout::Struct, "(the window partial batch)", sizes);
@@ -126,22 +73,10 @@ class PyGlobal {
       py::gil_scoped_release release;
       out = agg_.pull();
     }
-    return maybe_capsule(std::move(out));
+    return array_capsule_or_none(std::move(out));
   }
   void finish() { agg_.finish(); }
-  py::dict stats() const {
-    const auto& s = agg_.stats();
-    py::dict d;
-    d["partials_in"] = s.partials_in;
-    d["slices"] = s.slices;
-    d["windows_fired"] = s.windows_fired;
-    d["windows_out_of_range"] = s.windows_out_of_range;
-    d["partials_carried"] = s.partials_carried;
-    d["slices_merged"] = s.sweep.slices_merged;
-    d["slices_retracted"] = s.sweep.slices_retracted;
-    d["partials_combined"] = s.sweep.partials_combined;
-    return d;
-  }
+  py::dict stats() const { return counters_dict(agg_.stats().named()); }
 
  private:
   window::GlobalAggregator agg_;

@@ -547,7 +547,7 @@ std::unique_ptr<Accumulator> make_value_acc(AggFn fn, int column, bool retractin
 
 std::unique_ptr<Accumulator> make_accumulator(const AccumulatorSpec& spec) {
   const AggFn fn = spec.plan.fn;
-  const arrow::Type& delta = *spec.delta;
+  const arrow::Type& delta = *spec.state;
   const arrow::Type& result = *spec.result;
   switch (fn) {
     case AggFn::Count:

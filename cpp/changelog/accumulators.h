@@ -34,17 +34,12 @@ class Accumulator {
   virtual size_t memory_usage() const = 0;
 };
 
-struct AccumulatorSpec {
-  AggPlan plan;
-  int column = 0;                        // the aggregate's first delta column
-  const arrow::Type* delta = nullptr;    // that column's type
-  const arrow::Type* result = nullptr;   // the output column's type
-  std::string name;                      // the output column's name, for messages
-  bool retracting = true;                // the input may retract (changelog input)
-  bool ansi = true;
+// The aggregate's delta columns (state) and output column, and:
+struct AccumulatorSpec : agg::AggColumns {
+  bool retracting = true;  // the input may retract (changelog input)
 };
 
-// `spec.delta` and `spec.result` are the types changelog::delta_schema and agg::result_type
+// `spec.state` and `spec.result` are the types changelog::delta_schema and agg::result_type
 // give (Aggregator checks its schemas against them before it makes its accumulators).
 std::unique_ptr<Accumulator> make_accumulator(const AccumulatorSpec& spec);
 

@@ -24,7 +24,6 @@ Aggregator::Aggregator(Plan plan, std::unique_ptr<arrow::Type> delta_type, std::
   if (delta_type_->kind != Kind::Struct || output_type_->kind != Kind::Struct) {
     plan_mismatch("the delta and output schemas must be structs");
   }
-  const auto& dc = delta_type_->children;
   const auto& oc = output_type_->children;
   const size_t keys = static_cast<size_t>(plan_.num_keys);
   if (oc.size() != 1 + keys + plan_.aggs.size() || oc[0]->kind != Kind::Utf8) {
@@ -32,19 +31,10 @@ Aggregator::Aggregator(Plan plan, std::unique_ptr<arrow::Type> delta_type, std::
   }
   check_aggregator_schemas(plan_, *delta_type_, *output_type_);
   for (size_t k = 0; k < keys; ++k) key_builders_.push_back(&out_.child(1 + k));
-  int column = kFirstAggColumn;
-  for (size_t a = 0; a < plan_.aggs.size(); ++a) {
-    AccumulatorSpec spec;
-    spec.plan = plan_.aggs[a];
-    spec.column = column;
-    spec.delta = dc[static_cast<size_t>(column)].get();
-    spec.result = oc[1 + keys + a].get();
-    spec.name = spec.result->name;
-    spec.retracting = plan_.retracting();
-    spec.ansi = plan_.ansi;
-    accs_.push_back(make_accumulator(spec));
-    classes_.push_back(agg::value_class_of(*spec.result));
-    column += delta_columns(spec.plan.fn);
+  for (const agg::AggColumns& columns : agg::agg_columns(agg::StateForm::Delta, plan_.aggs, *delta_type_,
+                                                        kFirstAggColumn, *output_type_, 1 + keys, plan_.ansi)) {
+    accs_.push_back(make_accumulator({columns, plan_.retracting()}));
+    classes_.push_back(agg::value_class_of(*columns.result));
   }
   scratch_.resize(plan_.aggs.size());
 }

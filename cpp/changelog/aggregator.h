@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "arrow/builder.h"
@@ -34,9 +35,11 @@ struct AggregatorStats {
   int64_t keys_loaded = 0;
   int64_t state_bytes_loaded = 0;
   int64_t state_bytes_dumped = 0;
+  // The counters by name, as the bindings' stats() dicts show them.
+  std::vector<std::pair<const char*, int64_t>> named() const {
+    return {{"deltas_in", rows_in}, {"retractions_ignored", retractions_ignored}, {"state_reads", state_reads}, {"state_writes", state_writes}, {"inserts", inserts}, {"update_befores", update_befores}, {"update_afters", update_afters}, {"deletes", deletes}, {"bundles", bundles}, {"keys_loaded", keys_loaded}, {"state_bytes_loaded", state_bytes_loaded}, {"state_bytes_dumped", state_bytes_dumped}};
+  }
 };
-
-enum class Emit : uint8_t { Changelog, Final };
 
 class Aggregator {
  public:

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "arrow/builder.h"
@@ -23,6 +24,10 @@ struct EncoderStats {
   int64_t retractions_in = 0;
   int64_t deltas_out = 0;
   int64_t flushes = 0;
+  // The counters by name, as the bindings' stats() dicts show them.
+  std::vector<std::pair<const char*, int64_t>> named() const {
+    return {{"rows_in", rows_in}, {"retractions_in", retractions_in}, {"deltas_out", deltas_out}, {"fold_flushes", flushes}};
+  }
 };
 
 // One aggregate's delta columns: written row by row, or folded per key (slot) and written at a

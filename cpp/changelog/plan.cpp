@@ -56,6 +56,28 @@ void check_aggregator_schemas(const Plan& plan, const arrow::Type& delta, const 
   if (!diff.empty()) plan_mismatch(diff);
 }
 
+Plan parse_plan(const agg::PlanFields& f) {
+  Plan plan;
+  plan.num_keys = f.int32("num_keys");
+  plan.op_column = f.int32("op_column");
+  plan.aggs = f.aggs();
+  plan.mini_batch = f.boolean("mini_batch");
+  plan.fold = f.boolean("fold");
+  plan.fold_rows = f.int64("fold_rows");
+  plan.bundle_rows = f.int64("bundle_rows");
+  plan.buckets = f.int32("buckets");
+  plan.ansi = f.boolean("ansi");
+  plan.fingerprint = f.string("fingerprint");
+  plan.validate();
+  return plan;
+}
+
+Emit emit_from_name(const std::string& emit) {
+  if (emit == "changelog") return Emit::Changelog;
+  if (emit == "final") return Emit::Final;
+  throw std::invalid_argument("emit must be 'changelog' or 'final', not '" + emit + "'");
+}
+
 void plan_mismatch(const std::string& what) { throw std::invalid_argument("changelog kernel: " + what); }
 
 }  // namespace sliceflow::changelog

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "agg/agg_fn.h"
+#include "agg/plan_fields.h"
 #include "agg/state_schema.h"
 #include "arrow/type.h"
 
@@ -35,6 +36,15 @@ struct Plan {
   // Throws std::invalid_argument when the plan is inconsistent.
   void validate() const;
 };
+
+// The plan that sliceflow.changelog_plan writes (every field required), validated. Throws
+// std::invalid_argument("changelog plan: ...") for a missing or mistyped field.
+Plan parse_plan(const agg::PlanFields& fields);
+
+// What the aggregator emits: every change of a key's row (+I, -U/+U, -D), or its final row.
+enum class Emit : uint8_t { Changelog, Final };
+// "changelog" or "final"; throws std::invalid_argument naming the value otherwise.
+Emit emit_from_name(const std::string& emit);
 
 // The delta columns an aggregate writes (docs/changelog-kernel.md, "Delta schema").
 inline int delta_columns(AggFn fn) { return agg::state_columns(agg::StateForm::Delta, fn); }

@@ -29,7 +29,6 @@ GlobalAggregator::GlobalAggregator(Plan plan, std::unique_ptr<Type> partial_type
   if (partial_type_->kind != Kind::Struct || output_type_->kind != Kind::Struct) {
     plan_mismatch("partial and output schemas must be structs");
   }
-  const auto& pc = partial_type_->children;
   const auto& oc = output_type_->children;
   const size_t keys = static_cast<size_t>(plan_.num_keys);
   if (oc.size() != 3 + keys + plan_.aggs.size()) plan_mismatch("the output schema does not match the plan");
@@ -38,18 +37,9 @@ GlobalAggregator::GlobalAggregator(Plan plan, std::unique_ptr<Type> partial_type
   }
   for (size_t k = 0; k < keys; ++k) key_out_.push_back(&out_.child(3 + k));
   check_sweep_schemas(plan_, *partial_type_, *output_type_);
-  int column = kFirstPartialColumn;
-  for (size_t a = 0; a < plan_.aggs.size(); ++a) {
-    WindowAggSpec spec;
-    spec.plan = plan_.aggs[a];
-    spec.column = column;
-    spec.partial = pc[static_cast<size_t>(column)].get();
-    spec.result = oc[3 + keys + a].get();
-    spec.name = spec.result->name;
-    spec.retain = plan_.kind != WindowKind::Cumulate;
-    spec.ansi = plan_.ansi;
-    aggs_.push_back(make_window_agg(spec, &stats_.sweep));
-    column += partial_columns(spec.plan.fn);
+  for (const agg::AggColumns& columns : agg::agg_columns(agg::StateForm::SlicePartial, plan_.aggs, *partial_type_,
+                                                        kFirstPartialColumn, *output_type_, 3 + keys, plan_.ansi)) {
+    aggs_.push_back(make_window_agg({columns, plan_.kind != WindowKind::Cumulate}, &stats_.sweep));
   }
 }
 

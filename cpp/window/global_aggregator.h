@@ -11,6 +11,7 @@
 #include <deque>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "arrow/builder.h"
@@ -30,6 +31,10 @@ struct GlobalStats {
   int64_t windows_out_of_range = 0;  // windows whose bounds leave the int64 time line
   int64_t partials_carried = 0;      // streaming: rows kept for windows not fired yet
   SweepCounters sweep;
+  // The counters by name, as the bindings' stats() dicts show them.
+  std::vector<std::pair<const char*, int64_t>> named() const {
+    return {{"partials_in", partials_in}, {"slices", slices}, {"windows_fired", windows_fired}, {"windows_out_of_range", windows_out_of_range}, {"partials_carried", partials_carried}, {"slices_merged", sweep.slices_merged}, {"slices_retracted", sweep.slices_retracted}, {"partials_combined", sweep.partials_combined}};
+  }
 };
 
 class GlobalAggregator {

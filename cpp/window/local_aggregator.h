@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "arrow/builder.h"
@@ -26,6 +27,10 @@ struct LocalStats {
   int64_t late_row_windows = 0;   // streaming: (row, window) pairs left out as late
   int64_t partials_out = 0;
   int64_t bundle_flushes = 0;
+  // The counters by name, as the bindings' stats() dicts show them.
+  std::vector<std::pair<const char*, int64_t>> named() const {
+    return {{"rows_in", rows_in}, {"rows_null_time", rows_null_time}, {"rows_out_of_range", rows_out_of_range}, {"rows_late", rows_late}, {"late_row_windows", late_row_windows}, {"partials_out", partials_out}, {"bundle_flushes", bundle_flushes}};
+  }
 };
 
 class LocalAggregator {

@@ -60,6 +60,31 @@ void check_sweep_schemas(const Plan& plan, const arrow::Type& partial, const arr
   if (!diff.empty()) plan_mismatch(diff);
 }
 
+Plan parse_plan(const agg::PlanFields& f) {
+  Plan plan;
+  const std::string& kind = f.string("kind");
+  if (kind == "tumble") {
+    plan.kind = WindowKind::Tumble;
+  } else if (kind == "hop") {
+    plan.kind = WindowKind::Hop;
+  } else if (kind == "cumulate") {
+    plan.kind = WindowKind::Cumulate;
+  } else {
+    throw std::invalid_argument("window plan: unknown kind '" + kind + "'");
+  }
+  plan.size = f.int64("size");
+  plan.slide = f.int64("slide");
+  plan.offset = f.int64("offset");
+  plan.num_keys = f.int32("num_keys");
+  plan.aggs = f.aggs();
+  plan.ansi = f.boolean("ansi", plan.ansi);
+  plan.bundle_rows = f.int64("bundle_rows", plan.bundle_rows);
+  plan.bundle_bytes = f.int64("bundle_bytes", plan.bundle_bytes);
+  plan.sort_partials = f.boolean("sort_partials", plan.sort_partials);
+  plan.validate();
+  return plan;
+}
+
 void plan_mismatch(const std::string& what) { throw std::invalid_argument("window kernel: " + what); }
 
 }  // namespace sliceflow::window

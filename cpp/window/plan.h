@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "agg/agg_fn.h"
+#include "agg/plan_fields.h"
 #include "agg/state_schema.h"
 #include "arrow/type.h"
 
@@ -35,6 +36,10 @@ struct Plan {
   // Throws std::invalid_argument when the window is not one sliceflow can run.
   void validate() const;
 };
+
+// The plan that sliceflow.window_plan writes (docs/window-kernel.md, "Plan"), validated.
+// Throws std::invalid_argument("window plan: ...") for a missing or mistyped field.
+Plan parse_plan(const agg::PlanFields& fields);
 
 // How many partial columns an aggregate writes (docs/window-kernel.md, "Partial schema").
 inline int partial_columns(AggFn fn) { return agg::state_columns(agg::StateForm::SlicePartial, fn); }

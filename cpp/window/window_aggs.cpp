@@ -410,7 +410,7 @@ std::unique_ptr<WindowAgg> two_stacks(Ops ops, const WindowAggSpec& spec, SweepC
 
 std::unique_ptr<WindowAgg> make_window_agg(const WindowAggSpec& spec, SweepCounters* counters) {
   const int col = spec.column;
-  const arrow::Type& partial = *spec.partial;
+  const arrow::Type& partial = *spec.state;
   const arrow::Type& result = *spec.result;
   const bool retain = spec.retain;
   switch (spec.plan.fn) {

@@ -47,17 +47,12 @@ class WindowAgg {
   }
 };
 
-struct WindowAggSpec {
-  AggPlan plan;
-  int column = 0;                     // the aggregate's first partial column
-  const arrow::Type* partial = nullptr;  // type of that column
-  const arrow::Type* result = nullptr;   // the output column's type
-  std::string name;                   // the output column's name, for messages
-  bool retain = true;                 // false (CUMULATE): slices never leave; entered slices are dropped
-  bool ansi = true;
+// The aggregate's partial columns (state) and output column, and:
+struct WindowAggSpec : agg::AggColumns {
+  bool retain = true;  // false (CUMULATE): slices never leave; entered slices are dropped
 };
 
-// `spec.partial` and `spec.result` are the types window::partial_schema and agg::result_type
+// `spec.state` and `spec.result` are the types window::partial_schema and agg::result_type
 // give (GlobalAggregator checks its schemas against them before it makes its aggregates).
 std::unique_ptr<WindowAgg> make_window_agg(const WindowAggSpec& spec, SweepCounters* counters);
 
