@@ -26,15 +26,21 @@ from typing import Any
 import pyarrow as pa
 
 from sliceflow import _core
-from sliceflow.agg_plan import carried_type, core_schema, result_type
-from sliceflow.aggregates import AggSpec, agg_specs
-from sliceflow.spark_types import spark_type_name
-from sliceflow.window_plan import (
-    _check_key_type,
-    _column,
-    _positive_int,
+from sliceflow.agg_plan import (
+    aggregate_list,
+    carried_type,
+    check_output_names,
+    column_index,
+    core_schema,
+    grouping_columns,
+    kernel_input_schema,
+    key_columns,
+    output_fields,
     plan_arguments,
+    positive_int,
 )
+from sliceflow.aggregates import AggSpec
+from sliceflow.spark_types import spark_type_name
 
 __all__ = [
     "DEFAULT_BUCKETS",
@@ -112,13 +118,8 @@ def build_plan(
     """
     if not isinstance(schema, pa.Schema):
         raise TypeError(f"schema must be a pyarrow.Schema, not {type(schema).__name__}")
-    if by is None:
-        by = []
-    elif isinstance(by, str):
-        by = [by]
-    else:
-        by = list(by)
-    aggs = agg_specs(aggs)
+    by = grouping_columns(by)
+    aggs = aggregate_list(aggs)
     if not aggs:
         raise ValueError("changelog aggregation needs at least one aggregate")
     for name, value in (("mini_batch", mini_batch), ("ansi", ansi)):
@@ -126,28 +127,19 @@ def build_plan(
             raise TypeError(f"{name} must be a bool, not {type(value).__name__}")
     if fold is not None and not isinstance(fold, bool):
         raise TypeError(f"fold must be a bool or None, not {type(fold).__name__}")
-    _positive_int(bundle_rows, "bundle_rows")
-    _positive_int(buckets, "buckets")
-    _positive_int(fold_rows, "fold_rows")
+    positive_int(bundle_rows, "bundle_rows")
+    positive_int(buckets, "buckets")
+    positive_int(fold_rows, "fold_rows")
     if buckets > 2**31 - 1:
         raise ValueError(f"buckets must fit an INT, not {buckets}")
 
-    out_names = ["op", *by, *(a.name for a in aggs)]
-    dupes = {n for n in out_names if out_names.count(n) > 1}
-    if dupes:
-        raise ValueError(
-            f"duplicate output column name(s) {sorted(dupes)}: the output has op, the grouping "
-            "columns and one column per aggregate; give aggregates distinct names with "
-            ".alias(...)"
-        )
+    check_output_names(["op"], by, aggs)
 
-    key_idx = [_column(schema, name, "grouping column") for name in by]
-    for name, i in zip(by, key_idx, strict=True):
-        _check_key_type(name, schema.field(i).type)
+    key_idx = key_columns(schema, by)
     indices = list(key_idx)
     op_column = -1
     if op_col is not None:
-        i = _column(schema, op_col, "op column")
+        i = column_index(schema, op_col, "op column")
         t = schema.field(i).type
         if not (pa.types.is_string(t) or pa.types.is_large_string(t)):
             raise ValueError(
@@ -180,20 +172,11 @@ def build_plan(
     if op_column >= 0:
         names.append("__op")
     names += [f"__v{j}" for j in range(len(indices) - len(names))]
-    encoder_schema = pa.schema(
-        [
-            schema.field(i).with_name(name).with_type(carried_type(schema.field(i).type))
-            for name, i in zip(names, indices, strict=True)
-        ]
+    encoder_schema = kernel_input_schema(schema, indices, names)
+    output_schema = pa.schema(
+        [pa.field("op", pa.string(), nullable=False)]
+        + output_fields(schema, by, key_idx, aggs, arg_types)
     )
-    out_fields = [pa.field("op", pa.string(), nullable=False)]
-    for name, i in zip(by, key_idx, strict=True):
-        f = schema.field(i)
-        out_fields.append(pa.field(name, carried_type(f.type), f.nullable))
-    for agg, t in zip(aggs, arg_types, strict=True):
-        counted = agg.fn in ("count", "count_distinct")
-        out_fields.append(pa.field(agg.name, result_type(agg.fn, t), nullable=not counted))
-    output_schema = pa.schema(out_fields)
 
     plan = {
         "num_keys": n,

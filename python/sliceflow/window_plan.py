@@ -28,12 +28,26 @@ from typing import Any
 import pyarrow as pa
 
 from sliceflow import _core
-from sliceflow.agg_plan import carried_type, core_schema, result_type
-from sliceflow.aggregates import AggSpec, agg_specs
+from sliceflow.agg_plan import (
+    aggregate_list,
+    check_output_names,
+    column_index,
+    core_schema,
+    grouping_columns,
+    is_us_timestamp,
+    kernel_input_schema,
+    key_columns,
+    output_fields,
+    plan_arguments,
+    positive_int,
+    result_type,
+)
+from sliceflow.aggregates import AggSpec
 from sliceflow.spark_types import spark_type_name
 from sliceflow.window_spec import WindowSpec
 
-__all__ = ["WindowPlan", "build_plan", "plan_arguments", "result_type", "spark_type_name"]
+# result_type is sliceflow.agg_plan's, kept importable from here.
+__all__ = ["WindowPlan", "build_plan", "result_type", "spark_type_name"]
 
 WINDOW_COLUMNS = ("window_start", "window_end", "window_time")
 
@@ -79,129 +93,6 @@ class WindowPlan:
         return pa.RecordBatch.from_arrays(columns, schema=self.local_schema)
 
 
-# ---------------------------------------------------------------------------------------------
-# Types
-
-
-def _is_signed_int(t: pa.DataType) -> bool:
-    return t in (pa.int8(), pa.int16(), pa.int32(), pa.int64())
-
-
-def _is_float(t: pa.DataType) -> bool:
-    return t in (pa.float32(), pa.float64())
-
-
-def _is_decimal(t: pa.DataType) -> bool:
-    return bool(pa.types.is_decimal128(t) and t.precision <= 38)
-
-
-def _is_us_timestamp(t: pa.DataType) -> bool:
-    return bool(pa.types.is_timestamp(t) and t.unit == "us")
-
-
-def _is_string(t: pa.DataType) -> bool:
-    return bool(pa.types.is_string(t) or pa.types.is_large_string(t))
-
-
-def _is_comparable(t: pa.DataType) -> bool:
-    """Types min/max/first_value/last_value/count_distinct take (and grouping keys)."""
-    return (
-        t == pa.bool_()
-        or _is_signed_int(t)
-        or _is_float(t)
-        or _is_decimal(t)
-        or _is_string(t)
-        or t == pa.date32()
-        or _is_us_timestamp(t)
-    )
-
-
-def _is_nested(t: pa.DataType) -> bool:
-    return bool(pa.types.is_nested(t))
-
-
-# ---------------------------------------------------------------------------------------------
-# Validation and planning
-
-
-def _column(schema: pa.Schema, name: str, role: str) -> int:
-    if not isinstance(name, str):
-        raise TypeError(f"{role} must be given by column name (a str), not {type(name).__name__}")
-    indices = schema.get_all_field_indices(name)
-    if not indices:
-        raise ValueError(
-            f"{role} {name!r} is not a column of the input (columns: {', '.join(schema.names)})"
-        )
-    if len(indices) > 1:
-        raise ValueError(f"{role} {name!r} is ambiguous: the input has {len(indices)} such columns")
-    index: int = indices[0]
-    return index
-
-
-def _positive_int(value: Any, what: str) -> int:
-    if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
-        raise ValueError(f"{what} must be a positive int, not {value!r}")
-    return value
-
-
-def _check_key_type(name: str, t: pa.DataType) -> None:
-    if _is_comparable(t):
-        return
-    if pa.types.is_binary(t) or pa.types.is_large_binary(t) or pa.types.is_fixed_size_binary(t):
-        why = "BINARY grouping keys are not supported"
-    elif _is_nested(t):
-        why = "nested (ARRAY/MAP/STRUCT) grouping keys are not supported"
-    elif pa.types.is_timestamp(t):
-        why = "timestamps must be in microseconds (Spark's TIMESTAMP); cast it to timestamp[us]"
-    else:
-        why = (
-            "supported key types: BOOLEAN, integers, FLOAT, DOUBLE, DECIMAL, STRING, DATE, "
-            "TIMESTAMP"
-        )
-    raise ValueError(f"grouping column {name!r} has type {spark_type_name(t)}: {why}")
-
-
-def _check_arg_type(agg: AggSpec, t: pa.DataType) -> None:
-    where = f"aggregate {agg.name!r}: column {agg.col!r} has type {spark_type_name(t)}"
-    if _is_nested(t):
-        raise ValueError(f"{where}; nested (ARRAY/MAP/STRUCT) columns are not supported")
-    if pa.types.is_timestamp(t) and t.unit != "us":
-        raise ValueError(f"{where}; timestamps must be in microseconds: cast it to timestamp[us]")
-    if agg.fn == "count":
-        if _is_comparable(t) or pa.types.is_binary(t):
-            return
-        raise ValueError(f"{where}, which count does not support")
-    try:
-        result_type(agg.fn, t)
-    except TypeError as e:
-        raise ValueError(f"{where}; {e}") from None
-
-
-def plan_arguments(
-    schema: pa.Schema, aggs: Sequence[AggSpec], indices: list[int]
-) -> tuple[list[dict[str, Any]], list[pa.DataType | None]]:
-    """Checks every aggregate's argument column and appends each column once to ``indices``
-    (the kernel's input columns). Returns the plan's aggregate entries (``fn`` and ``arg``,
-    the argument's kernel input column or -1) and the argument types (None for count(*))."""
-    arg_local: dict[str, int] = {}
-    plan_aggs: list[dict[str, Any]] = []
-    arg_types: list[pa.DataType | None] = []
-    for agg in aggs:
-        if agg.col is None:
-            plan_aggs.append({"fn": agg.fn, "arg": -1})
-            arg_types.append(None)
-            continue
-        i = _column(schema, agg.col, f"aggregate {agg.name!r}: argument")
-        t = schema.field(i).type
-        _check_arg_type(agg, t)
-        if agg.col not in arg_local:
-            arg_local[agg.col] = len(indices)
-            indices.append(i)
-        plan_aggs.append({"fn": agg.fn, "arg": arg_local[agg.col]})
-        arg_types.append(t)
-    return plan_aggs, arg_types
-
-
 def build_plan(
     schema: pa.Schema,
     spec: WindowSpec,
@@ -232,34 +123,20 @@ def build_plan(
             "spec must be a window spec from sliceflow.window (tumble, hop, cumulate), "
             f"not {type(spec).__name__}"
         )
-    if by is None:
-        by = []
-    elif isinstance(by, str):
-        by = [by]
-    else:
-        by = list(by)
-    aggs = agg_specs(aggs)
+    by = grouping_columns(by)
+    aggs = aggregate_list(aggs)
     if not isinstance(ansi, bool):
         raise TypeError(f"ansi must be a bool, not {type(ansi).__name__}")
-    _positive_int(bundle_rows, "bundle_rows")
-    _positive_int(bundle_bytes, "bundle_bytes")
+    positive_int(bundle_rows, "bundle_rows")
+    positive_int(bundle_bytes, "bundle_bytes")
 
     # Output names first: a clash is the plainest mistake to report.
-    out_names = [*WINDOW_COLUMNS, *by, *(a.name for a in aggs)]
-    dupes = {n for n in out_names if out_names.count(n) > 1}
-    if dupes:
-        raise ValueError(
-            f"duplicate output column name(s) {sorted(dupes)}: the output has "
-            "window_start, window_end, window_time, the grouping columns and one column per "
-            "aggregate; give aggregates distinct names with .alias(...)"
-        )
+    check_output_names(WINDOW_COLUMNS, by, aggs)
 
-    key_idx = [_column(schema, name, "grouping column") for name in by]
-    for name, i in zip(by, key_idx, strict=True):
-        _check_key_type(name, schema.field(i).type)
-    time_idx = _column(schema, spec.time_col, "time column")
+    key_idx = key_columns(schema, by)
+    time_idx = column_index(schema, spec.time_col, "time column")
     time_type = schema.field(time_idx).type
-    if not _is_us_timestamp(time_type):
+    if not is_us_timestamp(time_type):
         hint = (
             "cast it to timestamp[us]"
             if pa.types.is_timestamp(time_type)
@@ -274,23 +151,13 @@ def build_plan(
     plan_aggs, arg_types = plan_arguments(schema, aggs, indices)
 
     n = len(by)
-    # Strings reach the kernel as string (large_string columns are cast batch by batch).
     names = [f"__k{j}" for j in range(n)] + ["__time"]
     names += [f"__v{j}" for j in range(len(indices) - n - 1)]
-    local_fields = [
-        schema.field(i).with_name(name).with_type(carried_type(schema.field(i).type))
-        for name, i in zip(names, indices, strict=True)
-    ]
-    local_schema = pa.schema(local_fields)
-
-    out_fields = [pa.field(name, time_type) for name in WINDOW_COLUMNS]
-    for name, i in zip(by, key_idx, strict=True):
-        f = schema.field(i)
-        out_fields.append(pa.field(name, carried_type(f.type), f.nullable))
-    for agg, t in zip(aggs, arg_types, strict=True):
-        counted = agg.fn in ("count", "count_distinct")
-        out_fields.append(pa.field(agg.name, result_type(agg.fn, t), nullable=not counted))
-    output_schema = pa.schema(out_fields)
+    local_schema = kernel_input_schema(schema, indices, names)
+    output_schema = pa.schema(
+        [pa.field(name, time_type) for name in WINDOW_COLUMNS]
+        + output_fields(schema, by, key_idx, aggs, arg_types)
+    )
 
     plan = {
         "kind": spec.kind,
