@@ -63,7 +63,8 @@ inline void copy_value(const ColumnView& in, int64_t row, ColumnBuilder& out) {
     case Kind::Binary:
       return out.append_string(in.str(row));
     case Kind::List:
-      for (int64_t k = in.list_begin(row); k < in.list_end(row); ++k) copy_value(in.child(0), k, out.child(0));
+      for (int64_t k = in.list_begin(row); k < in.list_end(row); ++k)
+        copy_value(in.child(0), k, out.child(0));
       return out.finish_list();
     default:
       __builtin_trap();

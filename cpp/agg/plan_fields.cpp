@@ -5,7 +5,9 @@
 
 namespace sliceflow::agg {
 
-void PlanFields::fail(const std::string& what) const { throw std::invalid_argument(who_ + ": " + what); }
+void PlanFields::fail(const std::string& what) const {
+  throw std::invalid_argument(who_ + ": " + what);
+}
 
 const PlanFields::Value& PlanFields::get(const char* key, Value::Kind kind) const {
   const auto it = values_.find(key);

@@ -21,8 +21,12 @@ class PlanFields {
   explicit PlanFields(std::string who) : who_(std::move(who)) {}
 
   void set_int(const std::string& key, int64_t v) { values_[key] = Value{Value::Int, v, {}}; }
-  void set_bool(const std::string& key, bool v) { values_[key] = Value{Value::Bool, v ? 1 : 0, {}}; }
-  void set_string(const std::string& key, std::string v) { values_[key] = Value{Value::Str, 0, std::move(v)}; }
+  void set_bool(const std::string& key, bool v) {
+    values_[key] = Value{Value::Bool, v ? 1 : 0, {}};
+  }
+  void set_string(const std::string& key, std::string v) {
+    values_[key] = Value{Value::Str, 0, std::move(v)};
+  }
   // The aggregates: each function's name and its argument's input column (-1: count(*)).
   using AggNames = std::vector<std::pair<std::string, int64_t>>;
   void set_aggs(AggNames aggs) {

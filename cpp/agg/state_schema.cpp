@@ -10,7 +10,8 @@ using arrow::Kind;
 using arrow::Type;
 
 bool is_signed_int(const Type& t) {
-  return t.kind == Kind::Int8 || t.kind == Kind::Int16 || t.kind == Kind::Int32 || t.kind == Kind::Int64;
+  return t.kind == Kind::Int8 || t.kind == Kind::Int16 || t.kind == Kind::Int32 ||
+         t.kind == Kind::Int64;
 }
 
 bool is_float(const Type& t) { return t.kind == Kind::Float32 || t.kind == Kind::Float64; }
@@ -98,7 +99,9 @@ std::string unsupported_argument_message(AggFn fn) {
   if (fn == AggFn::Sum || fn == AggFn::Avg) {
     return name + " takes a numeric column (TINYINT \u2026 BIGINT, FLOAT, DOUBLE, DECIMAL)";
   }
-  return name + " takes BOOLEAN, integer, FLOAT, DOUBLE, DECIMAL, STRING, DATE, TIMESTAMP or TIMESTAMP_NTZ columns";
+  return name +
+         " takes BOOLEAN, integer, FLOAT, DOUBLE, DECIMAL, STRING, DATE, TIMESTAMP or "
+         "TIMESTAMP_NTZ columns";
 }
 
 int state_columns(StateForm form, AggFn fn) {
@@ -129,7 +132,8 @@ void append_state_columns(StateForm form, size_t index, AggFn fn, const Type* ar
     out.push_back(column_type(p + "n", Kind::Int64, form == StateForm::SlicePartial));
     return;
   }
-  if (arg == nullptr || !is_comparable(*arg)) throw UnsupportedArgument(unsupported_argument_message(fn));
+  if (arg == nullptr || !is_comparable(*arg))
+    throw UnsupportedArgument(unsupported_argument_message(fn));
   if (form == StateForm::Delta) {
     out.push_back(value_column(*arg, p + "v"));
     return;
@@ -170,7 +174,8 @@ std::unique_ptr<Type> result_type(AggFn fn, const Type* arg, const std::string& 
   return value_column(*arg, name);
 }
 
-std::unique_ptr<Type> implied_argument(StateForm form, AggFn fn, const Type& first_state, const Type& result) {
+std::unique_ptr<Type> implied_argument(StateForm form, AggFn fn, const Type& first_state,
+                                       const Type& result) {
   switch (fn) {
     case AggFn::Count:
       return nullptr;
@@ -181,12 +186,14 @@ std::unique_ptr<Type> implied_argument(StateForm form, AggFn fn, const Type& fir
         // The precision the result was widened from (any of 28..38 widens a sum to 38).
         const int widen = fn == AggFn::Avg ? 4 : 10;
         const int p = result.precision < 38 ? result.precision - widen : 38;
-        return decimal_type("", std::clamp(p, std::max(1, first_state.scale), 38), first_state.scale);
+        return decimal_type("", std::clamp(p, std::max(1, first_state.scale), 38),
+                            first_state.scale);
       }
       return column_type("", Kind::Int64);
     }
     case AggFn::CountDistinct:
-      if (form == StateForm::SlicePartial && first_state.kind == Kind::List && first_state.children.size() == 1) {
+      if (form == StateForm::SlicePartial && first_state.kind == Kind::List &&
+          first_state.children.size() == 1) {
         return clone_type(*first_state.children[0]);
       }
       return clone_type(first_state);
@@ -196,7 +203,8 @@ std::unique_ptr<Type> implied_argument(StateForm form, AggFn fn, const Type& fir
 }
 
 std::unique_ptr<Type> state_schema(StateForm form, std::vector<std::unique_ptr<Type>> prefix,
-                                   const std::vector<AggPlan>& aggs, const std::vector<const Type*>& args) {
+                                   const std::vector<AggPlan>& aggs,
+                                   const std::vector<const Type*>& args) {
   for (size_t a = 0; a < aggs.size(); ++a) {
     try {
       append_state_columns(form, a, aggs[a].fn, args.at(a), prefix);
@@ -208,7 +216,8 @@ std::unique_ptr<Type> state_schema(StateForm form, std::vector<std::unique_ptr<T
 }
 
 std::vector<const Type*> argument_types(const std::vector<AggPlan>& aggs, const Type& input) {
-  if (input.kind != Kind::Struct) throw std::invalid_argument("the input schema must be a struct of columns");
+  if (input.kind != Kind::Struct)
+    throw std::invalid_argument("the input schema must be a struct of columns");
   std::vector<const Type*> out;
   for (const AggPlan& agg : aggs) {
     if (agg.arg >= static_cast<int>(input.children.size())) {
@@ -219,21 +228,24 @@ std::vector<const Type*> argument_types(const std::vector<AggPlan>& aggs, const 
   return out;
 }
 
-std::vector<std::unique_ptr<Type>> implied_arguments(StateForm form, const std::vector<AggPlan>& aggs,
-                                                     const Type& state, size_t first_state, const Type& output,
-                                                     size_t first_result) {
+std::vector<std::unique_ptr<Type>> implied_arguments(StateForm form,
+                                                     const std::vector<AggPlan>& aggs,
+                                                     const Type& state, size_t first_state,
+                                                     const Type& output, size_t first_result) {
   std::vector<std::unique_ptr<Type>> out;
   size_t column = first_state;
   for (size_t a = 0; a < aggs.size(); ++a) {
     const AggFn fn = aggs[a].fn;
-    out.push_back(implied_argument(form, fn, *state.children.at(column), *output.children.at(first_result + a)));
+    out.push_back(implied_argument(form, fn, *state.children.at(column),
+                                   *output.children.at(first_result + a)));
     column += static_cast<size_t>(state_columns(form, fn));
   }
   return out;
 }
 
-std::string result_difference(const std::vector<AggPlan>& aggs, const std::vector<const Type*>& args,
-                              const Type& output, size_t first_result) {
+std::string result_difference(const std::vector<AggPlan>& aggs,
+                              const std::vector<const Type*>& args, const Type& output,
+                              size_t first_result) {
   for (size_t a = 0; a < aggs.size(); ++a) {
     const Type& given = *output.children.at(first_result + a);
     std::unique_ptr<Type> expected;
@@ -243,16 +255,17 @@ std::string result_difference(const std::vector<AggPlan>& aggs, const std::vecto
       return "column '" + given.name + "': " + e.what();
     }
     if (!same_type(*expected, given, false)) {
-      return "column '" + given.name + "' is " + type_text(given) + ", but " + agg_fn_name(aggs[a].fn) + " gives " +
-             type_text(*expected);
+      return "column '" + given.name + "' is " + type_text(given) + ", but " +
+             agg_fn_name(aggs[a].fn) + " gives " + type_text(*expected);
     }
   }
   return "";
 }
 
 std::string implied_schemas_difference(StateForm form, const std::vector<AggPlan>& aggs,
-                                       const StateSchemaOf& state_schema_of, const char* what, const Type& state,
-                                       size_t first_state, const Type& output, size_t first_result) {
+                                       const StateSchemaOf& state_schema_of, const char* what,
+                                       const Type& state, size_t first_state, const Type& output,
+                                       size_t first_result) {
   const std::string mismatch = std::string("the ") + what + " schema does not match the plan: ";
   size_t columns = first_state;
   for (const AggPlan& agg : aggs) columns += static_cast<size_t>(state_columns(form, agg.fn));
@@ -273,13 +286,15 @@ std::string implied_schemas_difference(StateForm form, const std::vector<AggPlan
   return diff.empty() ? diff : "the output schema does not match the plan: " + diff;
 }
 
-std::vector<AggColumns> agg_columns(StateForm form, const std::vector<AggPlan>& aggs, const Type& state,
-                                    size_t first_state, const Type& output, size_t first_result, bool ansi) {
+std::vector<AggColumns> agg_columns(StateForm form, const std::vector<AggPlan>& aggs,
+                                    const Type& state, size_t first_state, const Type& output,
+                                    size_t first_result, bool ansi) {
   std::vector<AggColumns> out;
   size_t column = first_state;
   for (size_t a = 0; a < aggs.size(); ++a) {
     const Type* result = output.children.at(first_result + a).get();
-    out.push_back({aggs[a], static_cast<int>(column), state.children.at(column).get(), result, result->name, ansi});
+    out.push_back({aggs[a], static_cast<int>(column), state.children.at(column).get(), result,
+                   result->name, ansi});
     column += static_cast<size_t>(state_columns(form, aggs[a].fn));
   }
   return out;
@@ -305,7 +320,8 @@ std::unique_ptr<Type> column_type(const std::string& name, Kind kind, bool nulla
   return t;
 }
 
-std::unique_ptr<Type> decimal_type(const std::string& name, int precision, int scale, bool nullable) {
+std::unique_ptr<Type> decimal_type(const std::string& name, int precision, int scale,
+                                   bool nullable) {
   auto t = column_type(name, Kind::Decimal128, nullable);
   t->precision = precision;
   t->scale = scale;
@@ -325,8 +341,8 @@ std::unique_ptr<Type> clone_type(const Type& t) {
 }
 
 bool same_type(const Type& a, const Type& b, bool fields) {
-  if (a.kind != b.kind || a.precision != b.precision || a.scale != b.scale || a.timezone != b.timezone ||
-      a.children.size() != b.children.size()) {
+  if (a.kind != b.kind || a.precision != b.precision || a.scale != b.scale ||
+      a.timezone != b.timezone || a.children.size() != b.children.size()) {
     return false;
   }
   for (size_t i = 0; i < a.children.size(); ++i) {
@@ -345,11 +361,14 @@ std::string type_text(const Type& t) {
     case Kind::TimestampUs:
       return t.timezone.empty() ? "timestamp[us]" : "timestamp[us, tz=" + t.timezone + "]";
     case Kind::List:
-      return "list<" + (t.children.empty() ? std::string("?") : t.children[0]->name + ": " + type_text(*t.children[0])) +
+      return "list<" +
+             (t.children.empty() ? std::string("?")
+                                 : t.children[0]->name + ": " + type_text(*t.children[0])) +
              ">";
     case Kind::Map:
-      return "map<" + (t.children.size() == 2 ? type_text(*t.children[0]) + ", " + type_text(*t.children[1])
-                                               : std::string("?")) +
+      return "map<" +
+             (t.children.size() == 2 ? type_text(*t.children[0]) + ", " + type_text(*t.children[1])
+                                     : std::string("?")) +
              ">";
     case Kind::Struct: {
       std::string s = "struct<";
@@ -368,8 +387,11 @@ std::string schema_difference(const Type& expected, const Type& given) {
   const auto& e = expected.children;
   const auto& g = given.children;
   for (size_t i = 0; i < std::min(e.size(), g.size()); ++i) {
-    if (e[i]->name == g[i]->name && e[i]->nullable == g[i]->nullable && same_type(*e[i], *g[i], true)) continue;
-    return "column " + std::to_string(i) + " is " + field_text(*g[i]) + ", expected " + field_text(*e[i]);
+    if (e[i]->name == g[i]->name && e[i]->nullable == g[i]->nullable &&
+        same_type(*e[i], *g[i], true))
+      continue;
+    return "column " + std::to_string(i) + " is " + field_text(*g[i]) + ", expected " +
+           field_text(*e[i]);
   }
   if (e.size() != g.size()) {
     return "it has " + std::to_string(g.size()) + " columns, expected " + std::to_string(e.size());

@@ -54,40 +54,47 @@ void append_state_columns(StateForm form, size_t index, AggFn fn, const arrow::T
 
 // Spark's result type of `fn` over an argument of type `arg` (nullptr: count(*)), named `name`;
 // nullable unless the function counts. Throws UnsupportedArgument as above.
-std::unique_ptr<arrow::Type> result_type(AggFn fn, const arrow::Type* arg, const std::string& name = "");
+std::unique_ptr<arrow::Type> result_type(AggFn fn, const arrow::Type* arg,
+                                         const std::string& name = "");
 
 // The argument type that an aggregate's first state column and result type imply: what a phase
 // that never sees the input (the window sweep, the changelog aggregator) checks its schemas
 // with, by deriving them again from it. nullptr for count (its state and result do not depend
 // on the argument). For a type no rule gives, some type whose derived columns differ.
-std::unique_ptr<arrow::Type> implied_argument(StateForm form, AggFn fn, const arrow::Type& first_state,
+std::unique_ptr<arrow::Type> implied_argument(StateForm form, AggFn fn,
+                                              const arrow::Type& first_state,
                                               const arrow::Type& result);
 
 // An operator's state schema: its own `prefix` columns (keys, slices, buckets...), then each
 // aggregate's state columns for its argument's type (`args[a]`; nullptr: count(*)). Throws
 // UnsupportedArgument("aggregate <a>: <rule>") for an argument type its function does not take.
-std::unique_ptr<arrow::Type> state_schema(StateForm form, std::vector<std::unique_ptr<arrow::Type>> prefix,
-                                          const std::vector<AggPlan>& aggs, const std::vector<const arrow::Type*>& args);
+std::unique_ptr<arrow::Type> state_schema(StateForm form,
+                                          std::vector<std::unique_ptr<arrow::Type>> prefix,
+                                          const std::vector<AggPlan>& aggs,
+                                          const std::vector<const arrow::Type*>& args);
 
 // The argument types of `aggs` in an operator's input `input`: input.children[arg], nullptr for
 // count(*). Throws std::invalid_argument unless `input` is a struct of columns that holds every
 // argument column.
-std::vector<const arrow::Type*> argument_types(const std::vector<AggPlan>& aggs, const arrow::Type& input);
+std::vector<const arrow::Type*> argument_types(const std::vector<AggPlan>& aggs,
+                                               const arrow::Type& input);
 
 // For a phase that sees no input: the argument types that `state`'s columns (aggregate 0's
 // first at `first_state`) and `output`'s result columns (from `first_result`) imply, aggregate
 // by aggregate (implied_argument). Both must have the columns the plan asks for.
-std::vector<std::unique_ptr<arrow::Type>> implied_arguments(StateForm form, const std::vector<AggPlan>& aggs,
-                                                            const arrow::Type& state, size_t first_state,
-                                                            const arrow::Type& output, size_t first_result);
+std::vector<std::unique_ptr<arrow::Type>> implied_arguments(
+    StateForm form, const std::vector<AggPlan>& aggs, const arrow::Type& state, size_t first_state,
+    const arrow::Type& output, size_t first_result);
 
 // How `output`'s result columns (from `first_result`) differ from the aggregates' result types
 // over `args` (types only: the names are the user's); empty when they match.
-std::string result_difference(const std::vector<AggPlan>& aggs, const std::vector<const arrow::Type*>& args,
+std::string result_difference(const std::vector<AggPlan>& aggs,
+                              const std::vector<const arrow::Type*>& args,
                               const arrow::Type& output, size_t first_result);
 
 // An operator's state schema for the given argument types (window::partial_schema, ...).
-using StateSchemaOf = std::function<std::unique_ptr<arrow::Type>(const std::vector<const arrow::Type*>&)>;
+using StateSchemaOf =
+    std::function<std::unique_ptr<arrow::Type>(const std::vector<const arrow::Type*>&)>;
 
 // The check of a phase that never sees the input (the window sweep, the changelog aggregator):
 // `state` (aggregate 0's first column at `first_state`) must be state_schema_of(args) and
@@ -96,8 +103,8 @@ using StateSchemaOf = std::function<std::unique_ptr<arrow::Type>(const std::vect
 // ..." or "the output schema does not match the plan: ..."), empty when nothing does.
 std::string implied_schemas_difference(StateForm form, const std::vector<AggPlan>& aggs,
                                        const StateSchemaOf& state_schema_of, const char* what,
-                                       const arrow::Type& state, size_t first_state, const arrow::Type& output,
-                                       size_t first_result);
+                                       const arrow::Type& state, size_t first_state,
+                                       const arrow::Type& output, size_t first_result);
 
 // Where one aggregate's columns are in an operator's state and output schemas.
 struct AggColumns {
@@ -111,8 +118,9 @@ struct AggColumns {
 
 // The columns of every aggregate: aggregate 0's first state column is `first_state` of `state`,
 // its output column `first_result` of `output` (both checked against the plan already).
-std::vector<AggColumns> agg_columns(StateForm form, const std::vector<AggPlan>& aggs, const arrow::Type& state,
-                                    size_t first_state, const arrow::Type& output, size_t first_result, bool ansi);
+std::vector<AggColumns> agg_columns(StateForm form, const std::vector<AggPlan>& aggs,
+                                    const arrow::Type& state, size_t first_state,
+                                    const arrow::Type& output, size_t first_result, bool ansi);
 
 // The raw pointers of `types` (an argument list for the functions above).
 std::vector<const arrow::Type*> pointers(const std::vector<std::unique_ptr<arrow::Type>>& types);
@@ -120,8 +128,10 @@ std::vector<const arrow::Type*> pointers(const std::vector<std::unique_ptr<arrow
 // A struct type of the given fields (an operator's schema).
 std::unique_ptr<arrow::Type> struct_of(std::vector<std::unique_ptr<arrow::Type>> fields);
 // A column (or field) of `kind`.
-std::unique_ptr<arrow::Type> column_type(const std::string& name, arrow::Kind kind, bool nullable = true);
-std::unique_ptr<arrow::Type> decimal_type(const std::string& name, int precision, int scale, bool nullable = true);
+std::unique_ptr<arrow::Type> column_type(const std::string& name, arrow::Kind kind,
+                                         bool nullable = true);
+std::unique_ptr<arrow::Type> decimal_type(const std::string& name, int precision, int scale,
+                                          bool nullable = true);
 std::unique_ptr<arrow::Type> clone_type(const arrow::Type& t);
 
 // Equal as types: kind, precision, scale, time zone and children; with `fields`, also the

@@ -42,8 +42,13 @@ class DecimalSumRule {
   // `scale`: the argument's (and the sum's) scale; `rp`, `rs`: the result's precision and
   // scale (sum: DECIMAL(p1, s); avg: DECIMAL(min(38, p + 4), ...) with p1 = min(38, p + 10)).
   DecimalSumRule(bool avg, bool ansi, std::string name, int scale, int rp, int rs)
-      : avg_(avg), ansi_(ansi), name_(std::move(name)), p1_(avg ? std::min(38, rp + 6) : rp), scale_(scale),
-        rp_(rp), rs_(rs) {}
+      : avg_(avg),
+        ansi_(ansi),
+        name_(std::move(name)),
+        p1_(avg ? std::min(38, rp + 6) : rp),
+        scale_(scale),
+        rp_(rp),
+        rs_(rs) {}
 
   // The value of `sum` over `n` values (`overflowed`: a partial sum already passed 38 digits,
   // so the total is not known exactly). True: *out holds it; false: null (non-ANSI). Under
@@ -52,7 +57,8 @@ class DecimalSumRule {
     int128 exact = 0;
     bool ok = !overflowed && sum.fits(p1_, &exact);
     if (ok && avg_) {
-      ok = n > 0 ? decimal_avg(exact, n, scale_, rp_, rs_, out) : decimal_avg(-exact, -n, scale_, rp_, rs_, out);
+      ok = n > 0 ? decimal_avg(exact, n, scale_, rp_, rs_, out)
+                 : decimal_avg(-exact, -n, scale_, rp_, rs_, out);
     } else if (ok) {
       ok = sum.fits(rp_, out);
     }
