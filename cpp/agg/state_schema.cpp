@@ -202,17 +202,28 @@ std::unique_ptr<Type> implied_argument(StateForm form, AggFn fn, const Type& fir
   }
 }
 
-std::unique_ptr<Type> state_schema(StateForm form, std::vector<std::unique_ptr<Type>> prefix,
-                                   const std::vector<AggPlan>& aggs,
+std::unique_ptr<Type> state_schema(const StateLayout& layout, const std::vector<AggPlan>& aggs,
                                    const std::vector<const Type*>& args) {
+  std::vector<std::unique_ptr<Type>> fields;
+  for (const auto& [name, kind] : layout.prefix) fields.push_back(column_type(name, kind, false));
   for (size_t a = 0; a < aggs.size(); ++a) {
     try {
-      append_state_columns(form, a, aggs[a].fn, args.at(a), prefix);
+      append_state_columns(layout.form, a, aggs[a].fn, args.at(a), fields);
     } catch (const UnsupportedArgument& e) {
-      throw UnsupportedArgument("aggregate " + std::to_string(a) + ": " + e.what());
+      throw std::invalid_argument(std::string(layout.kernel) + ": aggregate " + std::to_string(a) +
+                                  ": " + e.what());
     }
   }
-  return struct_of(std::move(prefix));
+  return struct_of(std::move(fields));
+}
+
+void check_state_schema(const StateLayout& layout, const std::vector<AggPlan>& aggs,
+                        const std::vector<const Type*>& args, const Type& given) {
+  const std::string diff = schema_difference(*state_schema(layout, aggs, args), given);
+  if (!diff.empty()) {
+    throw std::invalid_argument(std::string(layout.kernel) + ": the " + layout.what +
+                                " schema does not match the plan: " + diff);
+  }
 }
 
 std::vector<const Type*> argument_types(const std::vector<AggPlan>& aggs, const Type& input) {
@@ -262,28 +273,26 @@ std::string result_difference(const std::vector<AggPlan>& aggs,
   return "";
 }
 
-std::string implied_schemas_difference(StateForm form, const std::vector<AggPlan>& aggs,
-                                       const StateSchemaOf& state_schema_of, const char* what,
-                                       const Type& state, size_t first_state, const Type& output,
-                                       size_t first_result) {
-  const std::string mismatch = std::string("the ") + what + " schema does not match the plan: ";
+void check_implied_schemas(const StateLayout& layout, const std::vector<AggPlan>& aggs,
+                           const Type& state, const Type& output, size_t first_result) {
+  const std::string kernel = std::string(layout.kernel) + ": ";
+  const size_t first_state = layout.prefix.size();
   size_t columns = first_state;
-  for (const AggPlan& agg : aggs) columns += static_cast<size_t>(state_columns(form, agg.fn));
+  for (const AggPlan& agg : aggs)
+    columns += static_cast<size_t>(state_columns(layout.form, agg.fn));
   if (state.kind != Kind::Struct || state.children.size() != columns) {
-    return mismatch + "it has " + std::to_string(state.children.size()) + " columns, expected " +
-           std::to_string(columns);
+    throw std::invalid_argument(
+        kernel + "the " + layout.what + " schema does not match the plan: it has " +
+        std::to_string(state.children.size()) + " columns, expected " + std::to_string(columns));
   }
-  const auto implied = implied_arguments(form, aggs, state, first_state, output, first_result);
+  const auto implied =
+      implied_arguments(layout.form, aggs, state, first_state, output, first_result);
   const auto args = pointers(implied);
-  std::string diff;
-  try {
-    diff = schema_difference(*state_schema_of(args), state);
-  } catch (const UnsupportedArgument& e) {
-    diff = e.what();
+  check_state_schema(layout, aggs, args, state);
+  const std::string diff = result_difference(aggs, args, output, first_result);
+  if (!diff.empty()) {
+    throw std::invalid_argument(kernel + "the output schema does not match the plan: " + diff);
   }
-  if (!diff.empty()) return mismatch + diff;
-  diff = result_difference(aggs, args, output, first_result);
-  return diff.empty() ? diff : "the output schema does not match the plan: " + diff;
 }
 
 std::vector<AggColumns> agg_columns(StateForm form, const std::vector<AggPlan>& aggs,

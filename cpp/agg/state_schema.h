@@ -12,10 +12,10 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "agg/agg_fn.h"
@@ -65,13 +65,27 @@ std::unique_ptr<arrow::Type> implied_argument(StateForm form, AggFn fn,
                                               const arrow::Type& first_state,
                                               const arrow::Type& result);
 
-// An operator's state schema: its own `prefix` columns (keys, slices, buckets...), then each
-// aggregate's state columns for its argument's type (`args[a]`; nullptr: count(*)). Throws
-// UnsupportedArgument("aggregate <a>: <rule>") for an argument type its function does not take.
-std::unique_ptr<arrow::Type> state_schema(StateForm form,
-                                          std::vector<std::unique_ptr<arrow::Type>> prefix,
+// How an operator lays out its state schema: its own leading columns (not null), then each
+// aggregate's state columns in `form`; `kernel` and `what` name it in messages ("window
+// kernel", "partial").
+struct StateLayout {
+  StateForm form;
+  const char* kernel;
+  const char* what;
+  std::vector<std::pair<const char*, arrow::Kind>> prefix;
+};
+
+// An operator's state schema: `layout`'s leading columns, then each aggregate's state columns
+// for its argument's type (`args[a]`; nullptr: count(*)). Throws std::invalid_argument("<kernel>:
+// aggregate <a>: <rule>") for an argument type its function does not take.
+std::unique_ptr<arrow::Type> state_schema(const StateLayout& layout,
                                           const std::vector<AggPlan>& aggs,
                                           const std::vector<const arrow::Type*>& args);
+
+// Throws std::invalid_argument("<kernel>: the <what> schema does not match the plan: ...")
+// unless `given` is state_schema(layout, aggs, args).
+void check_state_schema(const StateLayout& layout, const std::vector<AggPlan>& aggs,
+                        const std::vector<const arrow::Type*>& args, const arrow::Type& given);
 
 // The argument types of `aggs` in an operator's input `input`: input.children[arg], nullptr for
 // count(*). Throws std::invalid_argument unless `input` is a struct of columns that holds every
@@ -92,19 +106,14 @@ std::string result_difference(const std::vector<AggPlan>& aggs,
                               const std::vector<const arrow::Type*>& args,
                               const arrow::Type& output, size_t first_result);
 
-// An operator's state schema for the given argument types (window::partial_schema, ...).
-using StateSchemaOf =
-    std::function<std::unique_ptr<arrow::Type>(const std::vector<const arrow::Type*>&)>;
-
 // The check of a phase that never sees the input (the window sweep, the changelog aggregator):
-// `state` (aggregate 0's first column at `first_state`) must be state_schema_of(args) and
-// `output`'s result columns (from `first_result`) the result types over args, for the argument
-// types `args` the two imply. Returns what differs ("the <what> schema does not match the plan:
-// ..." or "the output schema does not match the plan: ..."), empty when nothing does.
-std::string implied_schemas_difference(StateForm form, const std::vector<AggPlan>& aggs,
-                                       const StateSchemaOf& state_schema_of, const char* what,
-                                       const arrow::Type& state, size_t first_state,
-                                       const arrow::Type& output, size_t first_result);
+// `state` must be state_schema(layout, aggs, args) and `output`'s result columns (from
+// `first_result`) the result types over args, for the argument types `args` the two imply.
+// Throws std::invalid_argument("<kernel>: the <what> schema does not match the plan: ..." or
+// "<kernel>: the output schema does not match the plan: ...") naming what differs.
+void check_implied_schemas(const StateLayout& layout, const std::vector<AggPlan>& aggs,
+                           const arrow::Type& state, const arrow::Type& output,
+                           size_t first_result);
 
 // Where one aggregate's columns are in an operator's state and output schemas.
 struct AggColumns {

@@ -29,7 +29,8 @@ Aggregator::Aggregator(Plan plan, std::unique_ptr<arrow::Type> delta_type, std::
   if (oc.size() != 1 + keys + plan_.aggs.size() || oc[0]->kind != Kind::Utf8) {
     plan_mismatch("the output schema must be op, the keys, then one column per aggregate");
   }
-  check_aggregator_schemas(plan_, *delta_type_, *output_type_);
+  // The aggregator never sees the input: its schemas must be what their implied arguments give.
+  agg::check_implied_schemas(delta_layout(), plan_.aggs, *delta_type_, *output_type_, 1 + keys);
   for (size_t k = 0; k < keys; ++k) key_builders_.push_back(&out_.child(1 + k));
   for (const agg::AggColumns& columns : agg::agg_columns(agg::StateForm::Delta, plan_.aggs, *delta_type_,
                                                         kFirstAggColumn, *output_type_, 1 + keys, plan_.ansi)) {

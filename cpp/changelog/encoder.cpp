@@ -197,7 +197,7 @@ Encoder::Encoder(Plan plan, const arrow::Type& input, std::unique_ptr<arrow::Typ
   for (const AggPlan& agg : plan_.aggs) {
     if (agg.arg >= static_cast<int>(input_columns_)) plan_mismatch("an aggregate's argument column is out of range");
   }
-  check_delta_schema(plan_, agg::argument_types(plan_.aggs, input), *delta_type_);
+  agg::check_state_schema(delta_layout(), plan_.aggs, agg::argument_types(plan_.aggs, input), *delta_type_);
   int column = kFirstAggColumn;
   for (const AggPlan& agg : plan_.aggs) {
     std::vector<ColumnBuilder*> cols;

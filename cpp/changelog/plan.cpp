@@ -31,29 +31,17 @@ void Plan::validate() const {
   }
 }
 
+const agg::StateLayout& delta_layout() {
+  static const agg::StateLayout layout{
+      agg::StateForm::Delta,
+      "changelog kernel",
+      "delta",
+      {{"__bucket", arrow::Kind::Int32}, {"__key", arrow::Kind::Binary}, {"__n", arrow::Kind::Int64}}};
+  return layout;
+}
+
 std::unique_ptr<arrow::Type> delta_schema(const Plan& plan, const std::vector<const arrow::Type*>& args) {
-  std::vector<std::unique_ptr<arrow::Type>> prefix;
-  prefix.push_back(agg::column_type("__bucket", arrow::Kind::Int32, false));
-  prefix.push_back(agg::column_type("__key", arrow::Kind::Binary, false));
-  prefix.push_back(agg::column_type("__n", arrow::Kind::Int64, false));
-  try {
-    return agg::state_schema(agg::StateForm::Delta, std::move(prefix), plan.aggs, args);
-  } catch (const agg::UnsupportedArgument& e) {
-    plan_mismatch(e.what());
-  }
-}
-
-void check_delta_schema(const Plan& plan, const std::vector<const arrow::Type*>& args, const arrow::Type& given) {
-  const std::string diff = agg::schema_difference(*delta_schema(plan, args), given);
-  if (!diff.empty()) plan_mismatch("the delta schema does not match the plan: " + diff);
-}
-
-void check_aggregator_schemas(const Plan& plan, const arrow::Type& delta, const arrow::Type& output) {
-  const auto schema_of = [&plan](const std::vector<const arrow::Type*>& args) { return delta_schema(plan, args); };
-  const std::string diff =
-      agg::implied_schemas_difference(agg::StateForm::Delta, plan.aggs, schema_of, "delta", delta, kFirstAggColumn,
-                                      output, 1 + static_cast<size_t>(plan.num_keys));
-  if (!diff.empty()) plan_mismatch(diff);
+  return agg::state_schema(delta_layout(), plan.aggs, args);
 }
 
 Plan parse_plan(const agg::PlanFields& f) {

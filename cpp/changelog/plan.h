@@ -50,17 +50,15 @@ Emit emit_from_name(const std::string& emit);
 inline int delta_columns(AggFn fn) { return agg::state_columns(agg::StateForm::Delta, fn); }
 // The first delta column: __bucket, __key, __n come before the aggregates'.
 constexpr int kFirstAggColumn = 3;
-// The delta schema of `plan` (docs/changelog-kernel.md, "Delta schema"): __bucket, __key, __n,
-// then each aggregate's delta columns for its argument's type (`args[a]`; nullptr: count(*)).
-// Throws std::invalid_argument("changelog kernel: aggregate <i>: ...") for an argument type its
+// The delta schema's layout (docs/changelog-kernel.md, "Delta schema"): __bucket, __key, __n,
+// then each aggregate's delta columns (agg::StateForm::Delta). The encoder checks its delta
+// schema with agg::check_state_schema, the aggregator (which never sees the input) with
+// agg::check_implied_schemas.
+const agg::StateLayout& delta_layout();
+// The delta schema of `plan` for its arguments' types (`args[a]`; nullptr: count(*)). Throws
+// std::invalid_argument("changelog kernel: aggregate <i>: ...") for an argument type its
 // function does not take.
 std::unique_ptr<arrow::Type> delta_schema(const Plan& plan, const std::vector<const arrow::Type*>& args);
-// Throws std::invalid_argument unless `given` is delta_schema(plan, args).
-void check_delta_schema(const Plan& plan, const std::vector<const arrow::Type*>& args, const arrow::Type& given);
-// The aggregator's check (it never sees the input): throws std::invalid_argument unless `delta`
-// is delta_schema(plan, args) and the aggregates' output columns (after op and the keys) are
-// their result types, for the argument types the two imply (agg::implied_schemas_difference).
-void check_aggregator_schemas(const Plan& plan, const arrow::Type& delta, const arrow::Type& output);
 
 // Throws std::invalid_argument("changelog kernel: <what>").
 [[noreturn]] void plan_mismatch(const std::string& what);

@@ -36,7 +36,8 @@ GlobalAggregator::GlobalAggregator(Plan plan, std::unique_ptr<Type> partial_type
     if (oc[i]->kind != Kind::TimestampUs) plan_mismatch("window bounds must be timestamp[us] columns");
   }
   for (size_t k = 0; k < keys; ++k) key_out_.push_back(&out_.child(3 + k));
-  check_sweep_schemas(plan_, *partial_type_, *output_type_);
+  agg::check_implied_schemas(partial_layout(), plan_.aggs, *partial_type_, *output_type_,
+                             kFirstOutputAggColumn + keys);
   for (const agg::AggColumns& columns : agg::agg_columns(agg::StateForm::SlicePartial, plan_.aggs, *partial_type_,
                                                         kFirstPartialColumn, *output_type_, 3 + keys, plan_.ansi)) {
     aggs_.push_back(make_window_agg({columns, plan_.kind != WindowKind::Cumulate}, &stats_.sweep));

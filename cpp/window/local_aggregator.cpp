@@ -28,7 +28,7 @@ LocalAggregator::LocalAggregator(Plan plan, const Type& input, std::unique_ptr<T
       plan_mismatch("an aggregate's argument column is out of range");
     }
   }
-  check_partial_schema(plan_, agg::argument_types(plan_.aggs, input), *partial_type_);
+  agg::check_state_schema(partial_layout(), plan_.aggs, agg::argument_types(plan_.aggs, input), *partial_type_);
   int column = kFirstPartialColumn;
   for (const AggPlan& agg : plan_.aggs) {
     first_column_.push_back(column);

@@ -36,28 +36,14 @@ void Plan::validate() const {
   }
 }
 
+const agg::StateLayout& partial_layout() {
+  static const agg::StateLayout layout{agg::StateForm::SlicePartial, "window kernel", "partial",
+                                       {{"__key", arrow::Kind::Binary}, {"__slice", arrow::Kind::Int64}}};
+  return layout;
+}
+
 std::unique_ptr<arrow::Type> partial_schema(const Plan& plan, const std::vector<const arrow::Type*>& args) {
-  std::vector<std::unique_ptr<arrow::Type>> prefix;
-  prefix.push_back(agg::column_type("__key", arrow::Kind::Binary, false));
-  prefix.push_back(agg::column_type("__slice", arrow::Kind::Int64, false));
-  try {
-    return agg::state_schema(agg::StateForm::SlicePartial, std::move(prefix), plan.aggs, args);
-  } catch (const agg::UnsupportedArgument& e) {
-    plan_mismatch(e.what());
-  }
-}
-
-void check_partial_schema(const Plan& plan, const std::vector<const arrow::Type*>& args, const arrow::Type& given) {
-  const std::string diff = agg::schema_difference(*partial_schema(plan, args), given);
-  if (!diff.empty()) plan_mismatch("the partial schema does not match the plan: " + diff);
-}
-
-void check_sweep_schemas(const Plan& plan, const arrow::Type& partial, const arrow::Type& output) {
-  const auto schema_of = [&plan](const std::vector<const arrow::Type*>& args) { return partial_schema(plan, args); };
-  const std::string diff =
-      agg::implied_schemas_difference(agg::StateForm::SlicePartial, plan.aggs, schema_of, "partial", partial,
-                                      kFirstPartialColumn, output, kFirstOutputAggColumn + static_cast<size_t>(plan.num_keys));
-  if (!diff.empty()) plan_mismatch(diff);
+  return agg::state_schema(partial_layout(), plan.aggs, args);
 }
 
 Plan parse_plan(const agg::PlanFields& f) {

@@ -45,20 +45,18 @@ Plan parse_plan(const agg::PlanFields& fields);
 inline int partial_columns(AggFn fn) { return agg::state_columns(agg::StateForm::SlicePartial, fn); }
 // __key and __slice come before the aggregates' partial columns.
 constexpr int kFirstPartialColumn = 2;
-// The partial schema of `plan` (docs/window-kernel.md, "Partial schema"): __key, __slice, then
-// each aggregate's partial columns for its argument's type (`args[a]`; nullptr: count(*)).
-// Throws std::invalid_argument("window kernel: aggregate <i>: ...") for an argument type its
-// function does not take.
+// The partial schema's layout (docs/window-kernel.md, "Partial schema"): __key, __slice, then
+// each aggregate's partial columns (agg::StateForm::SlicePartial). The local phase checks its
+// partial schema with agg::check_state_schema, the sweep (which never sees the input) with
+// agg::check_implied_schemas.
+const agg::StateLayout& partial_layout();
+// The partial schema of `plan` for its arguments' types (`args[a]`; nullptr: count(*)). Throws
+// std::invalid_argument("window kernel: aggregate <i>: ...") for an argument type its function
+// does not take.
 std::unique_ptr<arrow::Type> partial_schema(const Plan& plan, const std::vector<const arrow::Type*>& args);
-// Throws std::invalid_argument unless `given` is partial_schema(plan, args).
-void check_partial_schema(const Plan& plan, const std::vector<const arrow::Type*>& args, const arrow::Type& given);
 // The output's first aggregate column: window_start, window_end, window_time and the keys come
 // before the aggregates'.
 constexpr size_t kFirstOutputAggColumn = 3;
-// The sweep's check (it never sees the input): throws std::invalid_argument unless `partial` is
-// partial_schema(plan, args) and the aggregates' output columns are their result types, for the
-// argument types the two imply (agg::implied_schemas_difference).
-void check_sweep_schemas(const Plan& plan, const arrow::Type& partial, const arrow::Type& output);
 // Throws std::invalid_argument("window kernel: <what>"): schemas or batches that do not match
 // the plan.
 [[noreturn]] void plan_mismatch(const std::string& what);
