@@ -21,7 +21,6 @@ from sliceflow.aggregates import AggSpec
 from sliceflow.spark_types import spark_type_name
 
 __all__ = [
-    "aggregate_list",
     "carried_type",
     "check_key_type",
     "check_output_names",
@@ -179,20 +178,6 @@ def grouping_columns(by: str | Sequence[str] | None) -> list[str]:
     if isinstance(by, str):
         return [by]
     return list(by)
-
-
-def aggregate_list(aggs: AggSpec | Sequence[AggSpec]) -> list[AggSpec]:
-    """The aggregates as a list; ``TypeError`` for anything but specs from sliceflow.window."""
-    if isinstance(aggs, AggSpec):
-        aggs = [aggs]
-    aggs = list(aggs)
-    for agg in aggs:
-        if not isinstance(agg, AggSpec):
-            raise TypeError(
-                "aggs must be aggregate specs from sliceflow.window (count, sum, ...), "
-                f"not {type(agg).__name__}"
-            )
-    return aggs
 
 
 def check_output_names(leading: Sequence[str], by: Sequence[str], aggs: Sequence[AggSpec]) -> None:

@@ -27,8 +27,6 @@ import pyarrow as pa
 
 from sliceflow import _core
 from sliceflow.agg_plan import (
-    aggregate_list,
-    carried_type,
     check_output_names,
     column_index,
     core_schema,
@@ -39,7 +37,7 @@ from sliceflow.agg_plan import (
     plan_arguments,
     positive_int,
 )
-from sliceflow.aggregates import AggSpec
+from sliceflow.aggregates import AggSpec, agg_specs
 from sliceflow.spark_types import spark_type_name
 
 __all__ = [
@@ -119,7 +117,7 @@ def build_plan(
     if not isinstance(schema, pa.Schema):
         raise TypeError(f"schema must be a pyarrow.Schema, not {type(schema).__name__}")
     by = grouping_columns(by)
-    aggs = aggregate_list(aggs)
+    aggs = agg_specs(aggs)
     if not aggs:
         raise ValueError("changelog aggregation needs at least one aggregate")
     for name, value in (("mini_batch", mini_batch), ("ansi", ansi)):

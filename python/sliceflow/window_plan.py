@@ -29,7 +29,6 @@ import pyarrow as pa
 
 from sliceflow import _core
 from sliceflow.agg_plan import (
-    aggregate_list,
     check_output_names,
     column_index,
     core_schema,
@@ -42,7 +41,7 @@ from sliceflow.agg_plan import (
     positive_int,
     result_type,
 )
-from sliceflow.aggregates import AggSpec
+from sliceflow.aggregates import AggSpec, agg_specs
 from sliceflow.spark_types import spark_type_name
 from sliceflow.window_spec import WindowSpec
 
@@ -124,7 +123,7 @@ def build_plan(
             f"not {type(spec).__name__}"
         )
     by = grouping_columns(by)
-    aggs = aggregate_list(aggs)
+    aggs = agg_specs(aggs)
     if not isinstance(ansi, bool):
         raise TypeError(f"ansi must be a bool, not {type(ansi).__name__}")
     positive_int(bundle_rows, "bundle_rows")
