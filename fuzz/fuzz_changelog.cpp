@@ -157,7 +157,6 @@ cl::Plan parsed(const cl::Plan& draft) {
   f.set_int("bundle_rows", draft.bundle_rows);
   f.set_int("buckets", draft.buckets);
   f.set_bool("ansi", draft.ansi);
-  f.set_string("fingerprint", draft.fingerprint);
   return cl::parse_plan(f);
 }
 

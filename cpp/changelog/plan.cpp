@@ -55,7 +55,6 @@ Plan parse_plan(const agg::PlanFields& f) {
   plan.bundle_rows = f.int64("bundle_rows");
   plan.buckets = f.int32("buckets");
   plan.ansi = f.boolean("ansi");
-  plan.fingerprint = f.string("fingerprint");
   plan.validate();
   return plan;
 }
