@@ -11,10 +11,6 @@ ROOT = Path(__file__).resolve().parent.parent
 #: Script folders: their modules import each other by bare name (the folder is on the path).
 SCRIPT_FOLDERS = ("bench", "tests", "examples")
 
-#: Private names still imported across modules, as (importing module, imported module): each
-#: entry must still be true (the test fails once it is fixed, so that it leaves this list).
-KNOWN_PRIVATE_IMPORTS = {("sliceflow.changelog_plan", "sliceflow.window_plan")}
-
 
 def _modules() -> dict[str, Path]:
     """Every module, by dotted name (package) or ``folder:name`` (scripts)."""
@@ -69,12 +65,7 @@ def test_no_module_imports_another_modules_private_name() -> None:
             private = [a.name for a in node.names if a.name.startswith("_") and a.name != "_core"]
             if private:
                 offences.add((name, target, tuple(private)))
-    unexpected = sorted(o for o in offences if (o[0], o[1]) not in KNOWN_PRIVATE_IMPORTS)
-    assert not unexpected, f"private names imported across modules: {unexpected}"
-    still_known = {(o[0], o[1]) for o in offences}
-    assert KNOWN_PRIVATE_IMPORTS <= still_known, (
-        f"fixed, remove from KNOWN_PRIVATE_IMPORTS: {KNOWN_PRIVATE_IMPORTS - still_known}"
-    )
+    assert not offences, f"private names imported across modules: {sorted(offences)}"
 
 
 def test_no_import_circle() -> None:
