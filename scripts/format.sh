@@ -6,19 +6,17 @@
 #   bash scripts/format.sh          # rewrite the files in place
 #   bash scripts/format.sh --check  # change nothing; list what would change and fail if any
 #
-# Needs ruff (.venv, the `test` extra) and clang-format 14 or newer (apt: clang-format;
-# scripts/setup.sh installs it). Versions of clang-format may lay out a few constructs
-# differently: the check is meant for the version scripts/setup.sh installs.
+# Needs ruff and clang-format from .venv (the `test` extra pins clang-format from PyPI, so every
+# machine lays the code out alike; scripts/setup.sh installs it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 . scripts/check_mode.sh
 check_mode "$@"
 ruff_in .venv/bin/python
-clang_format=${CLANG_FORMAT:-clang-format}
+clang_format=${CLANG_FORMAT:-.venv/bin/clang-format}
 if ! command -v "$clang_format" >/dev/null 2>&1; then
-  echo "format: $clang_format not found; install it with \`sudo apt-get install clang-format\`" \
-    "(or bash scripts/setup.sh)" >&2
+  echo "format: $clang_format not found; bash scripts/setup.sh installs it (the test extra)" >&2
   exit 1
 fi
 mapfile -d '' cxx < <(find cpp fuzz tests/cpp -type f \

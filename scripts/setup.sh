@@ -3,7 +3,7 @@
 # virtual environment. Idempotent: the README's commands call it first.
 #
 #   bash scripts/setup.sh                 # the test command's tool set: clang + sanitizer
-#                                         # runtimes for the fuzz run, clang-format; .venv
+#                                         # runtimes for the fuzz run; .venv
 #                                         # with `.[test]`
 #   bash scripts/setup.sh --demo          # only what the demo runs: .venv with `.[spark]`
 #   bash scripts/setup.sh --system        # only the apt packages
@@ -57,8 +57,6 @@ if [ "$mode" = test ] && [ "${SLICEFLOW_FUZZ_TOOLS:-1}" = 1 ]; then
   # clang's libFuzzer and sanitizer runtimes, for the fuzz run and the ASan+UBSan suite.
   command -v clang++ >/dev/null 2>&1 || need_apt+=(clang)
   dpkg -s libclang-rt-14-dev >/dev/null 2>&1 || need_apt+=(libclang-rt-14-dev)
-  # The C++ layout (.clang-format; scripts/format.sh and the pre-commit hook).
-  command -v clang-format >/dev/null 2>&1 || need_apt+=(clang-format)
 fi
 did=()
 if [ ${#need_apt[@]} -gt 0 ]; then
