@@ -36,7 +36,8 @@ class Bytes {
   template <typename T>
   T get() {
     T v{};
-    const size_t n = static_cast<size_t>(end_ - p_) < sizeof(T) ? static_cast<size_t>(end_ - p_) : sizeof(T);
+    const size_t n =
+        static_cast<size_t>(end_ - p_) < sizeof(T) ? static_cast<size_t>(end_ - p_) : sizeof(T);
     std::memcpy(&v, p_, n);
     p_ += n;
     return v;
@@ -51,9 +52,9 @@ class Bytes {
 void no_release_schema(ArrowSchema*) {}
 void no_release_array(ArrowArray*) {}
 
-const char* const kFormats[] = {"u", "z",   "U",      "Z",       "l",  "i",  "tdD", "tsu:UTC",
-                                "b", "c",   "s",      "f",       "g",  "d:10,2", "d:38,4,256",
-                                "+l", "+s", "+s",     "+l",      "x",  "",   "+m",  "u"};
+const char* const kFormats[] = {"u",  "z",  "U",  "Z", "l", "i",      "tdD",        "tsu:UTC",
+                                "b",  "c",  "s",  "f", "g", "d:10,2", "d:38,4,256", "+l",
+                                "+s", "+s", "+l", "x", "",  "+m",     "u"};
 
 // One forged node and everything it points to (owned here: the structs hold raw pointers).
 struct Node {
@@ -88,7 +89,8 @@ void fill(Bytes& in, std::vector<uint8_t>& buf, int width) {
     return;
   }
   int64_t value = in.u8() & 3;
-  for (size_t i = 0; i + static_cast<size_t>(width) <= buf.size(); i += static_cast<size_t>(width)) {
+  for (size_t i = 0; i + static_cast<size_t>(width) <= buf.size();
+       i += static_cast<size_t>(width)) {
     if (width == 4) {
       const auto v = static_cast<int32_t>(value);
       std::memcpy(buf.data() + i, &v, 4);
@@ -107,7 +109,8 @@ std::unique_ptr<Node> forge(Bytes& in, int depth, sa::BufferSizes& sizes) {
   const uint8_t shape = in.u8();
   const bool consistent = (shape & 7) != 0;
   int64_t want_buffers = 2;
-  if (node->format == "u" || node->format == "z" || node->format == "U" || node->format == "Z") want_buffers = 3;
+  if (node->format == "u" || node->format == "z" || node->format == "U" || node->format == "Z")
+    want_buffers = 3;
   if (node->format == "+s") want_buffers = 1;
   const int64_t n_buffers = consistent ? want_buffers : (shape >> 3) % 5;
   int64_t n_children = 0;

@@ -43,8 +43,8 @@
 #include "changelog/aggregator.h"
 #include "changelog/encoder.h"
 #include "changelog/plan.h"
-#include "state/format.h"
 #include "owned_arrays.h"
+#include "state/format.h"
 
 namespace {
 
@@ -68,13 +68,15 @@ std::string sealed_round_trip(const std::string& payload) {
   return std::string(sections[0]);
 }
 
-using sliceflow::agg::clone_type;
 using fuzz::build;
 using fuzz::copy_value;
 using fuzz::own;
 using fuzz::Owned;
+using sliceflow::agg::clone_type;
 
-std::unique_ptr<Type> leaf(const std::string& name, Kind kind) { return sliceflow::agg::column_type(name, kind); }
+std::unique_ptr<Type> leaf(const std::string& name, Kind kind) {
+  return sliceflow::agg::column_type(name, kind);
+}
 
 // One value as comparable bytes: a tag, then the value (every NaN one NaN, -0.0 kept).
 template <typename T>
@@ -117,7 +119,9 @@ void cell(std::string& out, const ColumnView& c, int64_t r) {
 struct Row {
   std::string op, key, values;
   int64_t count = 0;  // count(*), the first aggregate
-  bool operator<(const Row& o) const { return std::tie(op, key, values) < std::tie(o.op, o.key, o.values); }
+  bool operator<(const Row& o) const {
+    return std::tie(op, key, values) < std::tie(o.op, o.key, o.values);
+  }
   bool operator==(const Row& o) const { return op == o.op && key == o.key && values == o.values; }
 };
 
@@ -161,7 +165,8 @@ cl::Plan parsed(const cl::Plan& draft) {
 }
 
 std::unique_ptr<cl::Aggregator> make_aggregator(const Setup& s, cl::Emit emit) {
-  return std::make_unique<cl::Aggregator>(s.plan, clone_type(*s.delta), clone_type(*s.output), emit, s.max_output);
+  return std::make_unique<cl::Aggregator>(s.plan, clone_type(*s.delta), clone_type(*s.output), emit,
+                                          s.max_output);
 }
 
 void drain(const Setup& s, cl::Aggregator& agg, std::vector<Row>& rows) {
@@ -173,7 +178,8 @@ void drain(const Setup& s, cl::Aggregator& agg, std::vector<Row>& rows) {
       Row row;
       row.op = std::string(view.child(0).str(r));
       for (size_t k = 0; k < s.num_keys; ++k) cell(row.key, view.child(1 + k), r);
-      for (size_t a = 0; a < s.plan.aggs.size(); ++a) cell(row.values, view.child(1 + s.num_keys + a), r);
+      for (size_t a = 0; a < s.plan.aggs.size(); ++a)
+        cell(row.values, view.child(1 + s.num_keys + a), r);
       row.count = view.child(1 + s.num_keys).i64(r);
       rows.push_back(std::move(row));
     }
@@ -286,7 +292,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   plan.num_keys = static_cast<int>(s.num_keys);
   s.input = leaf("", Kind::Struct);
   for (size_t k = 0; k < s.num_keys; ++k) {
-    s.input->children.push_back(leaf("__k" + std::to_string(k), key_str[k] ? Kind::Utf8 : Kind::Int64));
+    s.input->children.push_back(
+        leaf("__k" + std::to_string(k), key_str[k] ? Kind::Utf8 : Kind::Int64));
   }
   if (has_op) {
     plan.op_column = static_cast<int>(s.input->children.size());
@@ -304,8 +311,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     int col;  // Col, or -1 for count(*)
   };
   std::vector<Pick> picks = {{AggFn::Count, -1}};
-  static constexpr AggFn kFns[] = {AggFn::Count, AggFn::Sum,           AggFn::Avg,        AggFn::Min,
-                                   AggFn::Max,   AggFn::CountDistinct, AggFn::FirstValue, AggFn::LastValue};
+  static constexpr AggFn kFns[] = {AggFn::Count,      AggFn::Sum,      AggFn::Avg,
+                                   AggFn::Min,        AggFn::Max,      AggFn::CountDistinct,
+                                   AggFn::FirstValue, AggFn::LastValue};
   for (size_t i = 0; i < extra_aggs; ++i) {
     const AggFn fn = kFns[h[6 + i] % 8];
     int col = (h[6 + i] >> 3) % 4;
@@ -315,13 +323,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   bool foldable = plan.mini_batch;
   for (const Pick& p : picks) {
     if (p.fn == AggFn::CountDistinct) foldable = false;
-    if (has_op && p.fn != AggFn::Count && p.fn != AggFn::Sum && p.fn != AggFn::Avg) foldable = false;
+    if (has_op && p.fn != AggFn::Count && p.fn != AggFn::Sum && p.fn != AggFn::Avg)
+      foldable = false;
   }
   plan.fold = want_fold && foldable;
 
   s.output = leaf("", Kind::Struct);
   s.output->children.push_back(sliceflow::agg::column_type("op", Kind::Utf8, false));
-  for (size_t k = 0; k < s.num_keys; ++k) s.output->children.push_back(clone_type(*s.input->children[k]));
+  for (size_t k = 0; k < s.num_keys; ++k)
+    s.output->children.push_back(clone_type(*s.input->children[k]));
   for (size_t j = 0; j < picks.size(); ++j) {
     const Pick& p = picks[j];
     plan.aggs.push_back({p.fn, p.col < 0 ? -1 : static_cast<int>(s.first_value_col) + p.col});
@@ -331,12 +341,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const auto args = sliceflow::agg::argument_types(plan.aggs, *s.input);
   s.delta = cl::delta_schema(plan, args);
   for (size_t j = 0; j < plan.aggs.size(); ++j) {
-    s.output->children.push_back(sliceflow::agg::result_type(plan.aggs[j].fn, args[j], "agg" + std::to_string(j)));
+    s.output->children.push_back(
+        sliceflow::agg::result_type(plan.aggs[j].fn, args[j], "agg" + std::to_string(j)));
   }
 
   // Rows: key 0, key 1 and op, v, d, s, x; the reference row count of each key (row rules).
   std::map<std::string, int64_t> ref;
-  std::map<std::string, std::pair<sliceflow::int128, int64_t>> ref_sum;  // insert-only: sum(v), count(v)
+  std::map<std::string, std::pair<sliceflow::int128, int64_t>>
+      ref_sum;  // insert-only: sum(v), count(v)
   bool ref_exact = true;
   int64_t input_rows = 0;
   try {
@@ -397,7 +409,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
           count += sign;
         }
         ++input_rows;
-        auto v = [&](int c) -> ColumnBuilder& { return batch.child(s.first_value_col + static_cast<size_t>(c)); };
+        auto v = [&](int c) -> ColumnBuilder& {
+          return batch.child(s.first_value_col + static_cast<size_t>(c));
+        };
         if (r[2] == 0xFF) {
           v(V).append_null();
         } else if (r[2] >= 0xFD) {
@@ -419,8 +433,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
           uint64_t neg_nan = 0xFFF8000000000001ULL;
           double other_nan;
           std::memcpy(&other_nan, &neg_nan, sizeof(double));
-          const double kSpecial[] = {0.0,   -std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity(),
-                                     -0.0,  other_nan, std::numeric_limits<double>::quiet_NaN()};
+          const double kSpecial[] = {0.0,
+                                     -std::numeric_limits<double>::infinity(),
+                                     std::numeric_limits<double>::infinity(),
+                                     -0.0,
+                                     other_nan,
+                                     std::numeric_limits<double>::quiet_NaN()};
           v(D).append_fixed<double>(kSpecial[r[3] - 0xF9]);
         } else {
           v(D).append_fixed<double>((r[3] % 16) * 0.25 - 2.0);
@@ -458,7 +476,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             const int64_t bucket = view.child(0).i64(row);
             if (bucket < 0 || bucket >= plan.buckets) __builtin_trap();
             if (static_cast<size_t>(bucket) != b) continue;
-            for (size_t c = 0; c < view.num_children(); ++c) copy_value(view.child(c), row, part.child(c));
+            for (size_t c = 0; c < view.num_children(); ++c)
+              copy_value(view.child(c), row, part.child(c));
             part.finish_struct();
             if (part.length() >= s.delta_chunk) buckets[b].push_back(build(part, *s.delta));
           }

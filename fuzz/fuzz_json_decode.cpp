@@ -28,9 +28,15 @@ std::unique_ptr<Type> leaf(const char* name, Kind kind) {
 
 std::unique_ptr<Type> row_type() {
   auto row = leaf("", Kind::Struct);
-  for (auto [name, kind] : {std::pair{"b", Kind::Bool}, {"t", Kind::Int8}, {"s", Kind::Int16},
-                            {"i", Kind::Int32}, {"l", Kind::Int64}, {"f", Kind::Float32},
-                            {"d", Kind::Float64}, {"str", Kind::Utf8}, {"dt", Kind::Date32}}) {
+  for (auto [name, kind] : {std::pair{"b", Kind::Bool},
+                            {"t", Kind::Int8},
+                            {"s", Kind::Int16},
+                            {"i", Kind::Int32},
+                            {"l", Kind::Int64},
+                            {"f", Kind::Float32},
+                            {"d", Kind::Float64},
+                            {"str", Kind::Utf8},
+                            {"dt", Kind::Date32}}) {
     row->children.push_back(leaf(name, kind));
   }
   auto dec = leaf("dec", Kind::Decimal128);

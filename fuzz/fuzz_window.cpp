@@ -42,10 +42,10 @@ std::unique_ptr<Type> leaf(const std::string& name, Kind kind, const char* tz = 
   return t;
 }
 
-using sliceflow::agg::clone_type;
+using fuzz::copy_value;
 using fuzz::own;
 using fuzz::Owned;
-using fuzz::copy_value;
+using sliceflow::agg::clone_type;
 
 // A partial row: the batch it is in and its row number.
 struct Ref {
@@ -61,9 +61,9 @@ struct Ref {
 // Checks: carried row numbers are in range; nothing is carried at the end; every (row, window)
 // pair is counted once, in a fired window or as late.
 template <typename AppendRow>
-void run_streaming(const win::Plan& plan, const Type& input, const Type& partial, const Type& output,
-                   const uint8_t* data, size_t size, int64_t max_output, size_t batch_rows,
-                   AppendRow& append_row, bool checkable) {
+void run_streaming(const win::Plan& plan, const Type& input, const Type& partial,
+                   const Type& output, const uint8_t* data, size_t size, int64_t max_output,
+                   size_t batch_rows, AppendRow& append_row, bool checkable) {
   constexpr int64_t unit = 1000;
   const int64_t delay = (data[1] >> 4) * unit;
   std::vector<std::unique_ptr<Owned>> arrays;  // every partial batch, alive to the end
@@ -119,7 +119,8 @@ void run_streaming(const win::Plan& plan, const Type& input, const Type& partial
       int16_t t;
       std::memcpy(&t, data + at + 1, 2);
       if (t != INT16_MIN) {
-        max_time = seen_time ? std::max<int64_t>(max_time, int64_t{t} * unit / 4) : int64_t{t} * unit / 4;
+        max_time =
+            seen_time ? std::max<int64_t>(max_time, int64_t{t} * unit / 4) : int64_t{t} * unit / 4;
         seen_time = true;
       }
       if (static_cast<size_t>(batch.length()) >= batch_rows) flush_batch();
@@ -189,7 +190,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       break;
     case 1:
       fields.set_string("kind", "hop");
-      fields.set_int("size", slide * (1 + data[2] % 5) + (data[3] % 2 ? (data[3] / 2 % (slide / unit)) * unit : 0));
+      fields.set_int("size", slide * (1 + data[2] % 5) +
+                                 (data[3] % 2 ? (data[3] / 2 % (slide / unit)) * unit : 0));
       break;
     default:
       fields.set_string("kind", "cumulate");
@@ -232,7 +234,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   output->children.push_back(leaf("k", Kind::Int64));
   for (size_t a = 0; a < plan.aggs.size(); ++a) {
-    output->children.push_back(sliceflow::agg::result_type(plan.aggs[a].fn, args[a], "agg" + std::to_string(a)));
+    output->children.push_back(
+        sliceflow::agg::result_type(plan.aggs[a].fn, args[a], "agg" + std::to_string(a)));
   }
 
   const win::SliceAssigner assigner(plan);
@@ -275,8 +278,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const bool checkable = plan.kind == win::WindowKind::Cumulate || plan.size % plan.slide == 0;
   if (data[0] & 0x80) {
     try {
-      run_streaming(plan, *input, *partial, *output, data, size, max_output, batch_rows,
-                    append_row, checkable);
+      run_streaming(plan, *input, *partial, *output, data, size, max_output, batch_rows, append_row,
+                    checkable);
     } catch (const std::overflow_error&) {
       // Overflow errors (ANSI sums) are answers, not crashes.
     }
@@ -308,12 +311,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     for (size_t b = 0; b < partials.size(); ++b) {
       views.push_back(std::make_unique<ColumnView>(partials[b]->schema, partials[b]->array));
       for (int64_t row = 0; row < views[b]->length(); ++row) {
-        order.emplace_back(std::string(views[b]->child(0).str(row)), views[b]->child(1).i64(row), b, row);
+        order.emplace_back(std::string(views[b]->child(0).str(row)), views[b]->child(1).i64(row), b,
+                           row);
       }
     }
     std::sort(order.begin(), order.end());
-    win::GlobalAggregator global(plan, clone_type(*partial), clone_type(*output),
-                                 max_output);
+    win::GlobalAggregator global(plan, clone_type(*partial), clone_type(*output), max_output);
     int64_t counted = 0;
     auto drain = [&]() {
       while (auto out = global.pull()) {
@@ -325,7 +328,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     ColumnBuilder sorted(*partial);
     for (size_t i = 0; i < order.size(); ++i) {
       const auto& [key, slice, b, row] = order[i];
-      for (size_t c = 0; c < views[b]->num_children(); ++c) copy_value(views[b]->child(c), row, sorted.child(c));
+      for (size_t c = 0; c < views[b]->num_children(); ++c)
+        copy_value(views[b]->child(c), row, sorted.child(c));
       sorted.finish_struct();
       if (static_cast<size_t>(sorted.length()) >= batch_rows || i + 1 == order.size()) {
         auto array = std::make_unique<ArrowArray>();

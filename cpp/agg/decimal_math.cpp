@@ -114,13 +114,15 @@ bool decimal_avg(int128 sum, int64_t count, int s, int rp, int rs, int128* out) 
 void ansi_overflow(bool decimal, bool avg, const std::string& name) {
   // Spark 4.3's texts for the same failures (probed: groupBy().agg(sum/avg) under ANSI mode),
   // then the aggregate at fault, as Spark's query context names the call.
-  const std::string what = decimal ? std::string("Overflow in sum of decimals. Use '") + (avg ? "try_avg" : "try_sum")
-                                   : std::string("overflow. Use 'try_add");
-  throw std::overflow_error("[ARITHMETIC_OVERFLOW] " + what +
-                            "' to tolerate overflow and return NULL instead. If necessary set "
-                            "\"spark.sql.ansi.enabled\" to \"false\" to bypass this error. SQLSTATE: 22003\n"
-                            "== sliceflow ==\naggregate '" +
-                            name + "'");
+  const std::string what =
+      decimal ? std::string("Overflow in sum of decimals. Use '") + (avg ? "try_avg" : "try_sum")
+              : std::string("overflow. Use 'try_add");
+  throw std::overflow_error(
+      "[ARITHMETIC_OVERFLOW] " + what +
+      "' to tolerate overflow and return NULL instead. If necessary set "
+      "\"spark.sql.ansi.enabled\" to \"false\" to bypass this error. SQLSTATE: 22003\n"
+      "== sliceflow ==\naggregate '" +
+      name + "'");
 }
 
 }  // namespace sliceflow::agg

@@ -33,7 +33,8 @@ T get(std::string_view key, size_t& at) {
 
 }  // namespace
 
-KeyEncoder::KeyEncoder(std::vector<const arrow::ColumnView*> columns) : columns_(std::move(columns)) {
+KeyEncoder::KeyEncoder(std::vector<const arrow::ColumnView*> columns)
+    : columns_(std::move(columns)) {
   for (const auto* c : columns_) {
     if (c->layout() == Layout::List || c->layout() == Layout::Struct) {
       throw std::invalid_argument("key column '" + c->name() + "' has a nested type");
@@ -218,7 +219,9 @@ void check_key_type(Layout layout, const arrow::Type& type) {
     default:
       break;
   }
-  if (!ok) throw std::invalid_argument("key column '" + type.name + "': output type does not match the input");
+  if (!ok)
+    throw std::invalid_argument("key column '" + type.name +
+                                "': output type does not match the input");
 }
 
 }  // namespace sliceflow::agg

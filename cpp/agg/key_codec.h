@@ -1,7 +1,7 @@
 // Grouping keys as bytes. The key columns of a row are written into one byte string (a tag
 // byte per column, 0 for null, then the value in its native width, little-endian; strings as a
-// 4-byte length and their bytes), so that any combination of key columns hashes, compares and travels
-// through Spark's shuffle as one binary column. Floating-point keys are normalised the way
+// 4-byte length and their bytes), so that any combination of key columns hashes, compares and
+// travels through Spark's shuffle as one binary column. Floating-point keys are normalised the way
 // Spark's groupBy normalises them: -0.0 is 0.0 and every NaN is the same NaN. Every operator
 // keys its state by these bytes, so the format is shared (agg/). Cost: one pass per key column
 // over a chunk of rows, no per-row allocation; hashing is O(key bytes).

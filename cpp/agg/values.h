@@ -12,9 +12,9 @@
 #include <string>
 #include <string_view>
 
+#include "agg/key_codec.h"
 #include "arrow/builder.h"
 #include "arrow/column_view.h"
-#include "agg/key_codec.h"
 #include "arrow/int128.h"
 #include "arrow/type.h"
 
@@ -39,7 +39,8 @@ inline ValueClass value_class(arrow::Layout layout, const std::string& column) {
     case arrow::Layout::LargeString:
       return ValueClass::Str;
     default:
-      throw std::invalid_argument("column '" + column + "' has a nested type, which cannot be aggregated");
+      throw std::invalid_argument("column '" + column +
+                                  "' has a nested type, which cannot be aggregated");
   }
 }
 
@@ -63,7 +64,8 @@ inline ValueClass value_class_of(const arrow::Type& t) {
     case arrow::Kind::TimestampUs:
       return ValueClass::I64;
     default:
-      throw std::invalid_argument("column '" + t.name + "' has a nested type, which an aggregate does not hold");
+      throw std::invalid_argument("column '" + t.name +
+                                  "' has a nested type, which an aggregate does not hold");
   }
 }
 

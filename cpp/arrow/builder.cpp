@@ -100,8 +100,9 @@ void ColumnBuilder::reset() {
 }
 
 void ColumnBuilder::offset_overflow() {
-  throw std::length_error("sliceflow: a decoded batch exceeds 2 GiB in one column; "
-                          "decode smaller batches");
+  throw std::length_error(
+      "sliceflow: a decoded batch exceeds 2 GiB in one column; "
+      "decode smaller batches");
 }
 
 void ColumnBuilder::append_null() {
@@ -145,7 +146,8 @@ void ColumnBuilder::truncate(int64_t n) {
     if (width != 0) values_.resize(static_cast<size_t>(n) * width);
     if (type_->kind == Kind::Bool) values_.resize(static_cast<size_t>((n + 7) >> 3));
     if (has_offsets(type_->kind)) offsets_.resize((static_cast<size_t>(n) + 1) * sizeof(int32_t));
-    if (type_->kind == Kind::Utf8 || type_->kind == Kind::Binary) data_.resize(static_cast<size_t>(last_offset()));
+    if (type_->kind == Kind::Utf8 || type_->kind == Kind::Binary)
+      data_.resize(static_cast<size_t>(last_offset()));
   }
   switch (type_->kind) {
     case Kind::Utf8:
@@ -165,8 +167,7 @@ void ColumnBuilder::truncate(int64_t n) {
 }
 
 size_t ColumnBuilder::memory_usage() const {
-  size_t total = validity_.capacity() + values_.capacity() +
-                 offsets_.capacity() + data_.capacity();
+  size_t total = validity_.capacity() + values_.capacity() + offsets_.capacity() + data_.capacity();
   for (const auto& child : children_) total += child->memory_usage();
   return total;
 }

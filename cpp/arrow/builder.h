@@ -94,9 +94,9 @@ class ColumnBuilder {
   int64_t length_ = 0;
   bool has_nulls_ = false;
   std::vector<uint8_t> validity_;  // empty while has_nulls_ is false (every slot valid)
-  ByteBuffer values_;             // fixed-width values, or the bool bitmap
-  ByteBuffer offsets_;            // int32 offsets of utf8, list, map
-  ByteBuffer data_;               // utf8 / binary bytes
+  ByteBuffer values_;              // fixed-width values, or the bool bitmap
+  ByteBuffer offsets_;             // int32 offsets of utf8, list, map
+  ByteBuffer data_;                // utf8 / binary bytes
   std::vector<std::unique_ptr<ColumnBuilder>> children_;
 };
 

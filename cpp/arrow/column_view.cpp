@@ -40,11 +40,12 @@ ColumnView::ColumnView(const ArrowSchema& schema, const ArrowArray& array, int64
   length_ = array.length;
   offset_ = array.offset + parent_offset;
   null_count_ = array.null_count;
-  if (length_ < 0 || offset_ < 0) throw std::invalid_argument("malformed ArrowArray '" + name_ + "'");
+  if (length_ < 0 || offset_ < 0)
+    throw std::invalid_argument("malformed ArrowArray '" + name_ + "'");
   auto need_buffers = [&](int64_t n) {
     if (array.n_buffers != n) {
-      throw std::invalid_argument("malformed ArrowArray '" + name_ + "': " +
-                                  std::to_string(array.n_buffers) + " buffers");
+      throw std::invalid_argument("malformed ArrowArray '" + name_ +
+                                  "': " + std::to_string(array.n_buffers) + " buffers");
     }
   };
   auto need_children = [&](int64_t n) {

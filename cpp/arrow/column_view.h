@@ -110,7 +110,9 @@ class ColumnView {
   }
   // List: the child element range of slot i.
   int64_t list_begin(int64_t i) const { return static_cast<const int32_t*>(offsets_)[i + offset_]; }
-  int64_t list_end(int64_t i) const { return static_cast<const int32_t*>(offsets_)[i + offset_ + 1]; }
+  int64_t list_end(int64_t i) const {
+    return static_cast<const int32_t*>(offsets_)[i + offset_ + 1];
+  }
 
   size_t num_children() const { return children_.size(); }
   const ColumnView& child(size_t i) const { return *children_[i]; }

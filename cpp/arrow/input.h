@@ -46,7 +46,8 @@ class StringArrayView {
   std::string_view get(int64_t i) const {
     const int64_t begin = offset_at(i);
     const int64_t end = offset_at(i + 1);
-    if (begin < 0 || end < begin) throw std::invalid_argument("malformed string ArrowArray offsets");
+    if (begin < 0 || end < begin)
+      throw std::invalid_argument("malformed string ArrowArray offsets");
     return {data_ + begin, static_cast<size_t>(end - begin)};
   }
   // Bytes that may be read from the start of value i to the end of the data in use.

@@ -12,8 +12,8 @@ namespace {
 [[noreturn]] void unsupported(const ArrowSchema& schema) {
   std::string name = schema.name ? schema.name : "";
   throw std::invalid_argument("sliceflow does not support Arrow type format '" +
-                              std::string(schema.format ? schema.format : "") +
-                              "' (field '" + name + "')");
+                              std::string(schema.format ? schema.format : "") + "' (field '" +
+                              name + "')");
 }
 
 void parse_decimal(const ArrowSchema& schema, Type& type) {
@@ -103,8 +103,15 @@ void export_schema(const Type& type, ArrowSchema* out) {
     export_schema(*type.children[0], &entries_owner->children[0]);
     export_schema(*type.children[1], &entries_owner->children[1]);
     for (ArrowSchema& c : entries_owner->children) entries_owner->child_pointers.push_back(&c);
-    e = ArrowSchema{entries_owner->format.c_str(), entries_owner->name.c_str(), nullptr, 0, 2,
-                    entries_owner->child_pointers.data(), nullptr, release_schema, nullptr};
+    e = ArrowSchema{entries_owner->format.c_str(),
+                    entries_owner->name.c_str(),
+                    nullptr,
+                    0,
+                    2,
+                    entries_owner->child_pointers.data(),
+                    nullptr,
+                    release_schema,
+                    nullptr};
     e.private_data = entries_owner.release();
   } else {
     owner->children.resize(type.children.size());

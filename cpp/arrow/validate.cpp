@@ -19,7 +19,8 @@ class Validator {
 
   void node(const ArrowSchema& schema, const ArrowArray& array, const std::string& path, int depth,
             const Layout* expected) {
-    if (depth > kMaxDepth) fail(path, "nested deeper than " + std::to_string(kMaxDepth) + " levels");
+    if (depth > kMaxDepth)
+      fail(path, "nested deeper than " + std::to_string(kMaxDepth) + " levels");
     if (schema.release == nullptr) fail(path, "the ArrowSchema was released");
     if (array.release == nullptr) fail(path, "the ArrowArray was released");
     if (schema.format == nullptr) fail(path, "the ArrowSchema has no format string");
@@ -42,17 +43,17 @@ class Validator {
                      std::to_string(length));
     }
 
-    const int64_t want_buffers = layout == Layout::Struct ? 1 : (layout == Layout::String ||
-                                                                  layout == Layout::LargeString)
-                                                                     ? 3
-                                                                     : 2;
+    const int64_t want_buffers = layout == Layout::Struct                                      ? 1
+                                 : (layout == Layout::String || layout == Layout::LargeString) ? 3
+                                                                                               : 2;
     if (array.n_buffers != want_buffers) {
-      fail(path, "format '" + format + "' has " + std::to_string(want_buffers) + " buffers, got n_buffers " +
-                     std::to_string(array.n_buffers));
+      fail(path, "format '" + format + "' has " + std::to_string(want_buffers) +
+                     " buffers, got n_buffers " + std::to_string(array.n_buffers));
     }
     if (array.buffers == nullptr) fail(path, "the buffers pointer is null");
-    const int64_t want_children =
-        layout == Layout::List ? 1 : layout == Layout::Struct ? schema.n_children : 0;
+    const int64_t want_children = layout == Layout::List     ? 1
+                                  : layout == Layout::Struct ? schema.n_children
+                                                             : 0;
     if (schema.n_children != want_children || array.n_children != want_children) {
       fail(path, "format '" + format + "' has " + std::to_string(want_children) +
                      " children; the schema has " + std::to_string(schema.n_children) +
@@ -67,7 +68,8 @@ class Validator {
     int64_t size[3] = {-1, -1, -1};
     if (!sizes_.empty()) {
       if (static_cast<int64_t>(sizes_.size()) - next_ < want_buffers) {
-        fail(path, "fewer buffer sizes than buffers (" + std::to_string(sizes_.size()) + " sizes given)");
+        fail(path,
+             "fewer buffer sizes than buffers (" + std::to_string(sizes_.size()) + " sizes given)");
       }
       for (int64_t b = 0; b < want_buffers; ++b) size[b] = sizes_[static_cast<size_t>(next_++)];
     }
@@ -95,7 +97,8 @@ class Validator {
         const ArrowSchema* cs = schema.children[0];
         const ArrowArray* ca = array.children[0];
         if (cs == nullptr || ca == nullptr) fail(path, "list child 0 is null");
-        const int64_t last = offsets<int32_t>(array.buffers[1], path, offset, end, size[1], "list offsets");
+        const int64_t last =
+            offsets<int32_t>(array.buffers[1], path, offset, end, size[1], "list offsets");
         const std::string child_path = path + "." + (cs->name && *cs->name ? cs->name : "item");
         node(*cs, *ca, child_path, depth + 1, nullptr);
         if (ca->length < last) {
@@ -110,7 +113,8 @@ class Validator {
           const ArrowArray* ca = array.children[i];
           if (cs == nullptr || ca == nullptr) fail(path, "child " + std::to_string(i) + " is null");
           const std::string child_path =
-              path + "." + (cs->name && *cs->name ? std::string(cs->name) : "#" + std::to_string(i));
+              path + "." +
+              (cs->name && *cs->name ? std::string(cs->name) : "#" + std::to_string(i));
           node(*cs, *ca, child_path, depth + 1, nullptr);
           if (ca->length < end) {
             fail(child_path, "length " + std::to_string(ca->length) +
@@ -135,8 +139,8 @@ class Validator {
 
   void finish(const std::string& what) const {
     if (!sizes_.empty() && static_cast<size_t>(next_) != sizes_.size()) {
-      fail(what, std::to_string(sizes_.size()) + " buffer sizes given for " + std::to_string(next_) +
-                     " buffers");
+      fail(what, std::to_string(sizes_.size()) + " buffer sizes given for " +
+                     std::to_string(next_) + " buffers");
     }
   }
 
@@ -172,8 +176,8 @@ class Validator {
     }
     const O* o = static_cast<const O*>(buffer);
     O prev = o[offset];
-    if (prev < 0) fail(path, std::string(what) + ": negative offset " + std::to_string(prev) +
-                             " at row 0");
+    if (prev < 0)
+      fail(path, std::string(what) + ": negative offset " + std::to_string(prev) + " at row 0");
     // A branch-free OR of "decreased" over the range; the row is located only on failure.
     bool bad = false;
     for (int64_t j = offset + 1; j <= end; ++j) {
@@ -184,8 +188,8 @@ class Validator {
     if (bad) {
       for (int64_t j = offset + 1; j <= end; ++j) {
         if (o[j] < o[j - 1]) {
-          fail(path, std::string(what) + " decrease at row " + std::to_string(j - 1 - offset) + " (" +
-                         std::to_string(o[j - 1]) + " then " + std::to_string(o[j]) + ")");
+          fail(path, std::string(what) + " decrease at row " + std::to_string(j - 1 - offset) +
+                         " (" + std::to_string(o[j - 1]) + " then " + std::to_string(o[j]) + ")");
         }
       }
     }
@@ -193,7 +197,8 @@ class Validator {
   }
 
   template <typename O>
-  static void strings(const ArrowArray& array, const std::string& path, int64_t end, const int64_t* size) {
+  static void strings(const ArrowArray& array, const std::string& path, int64_t end,
+                      const int64_t* size) {
     const int64_t last = offsets<O>(array.buffers[1], path, array.offset, end, size[1], "offsets");
     if (last > 0 && array.buffers[2] == nullptr) {
       fail(path, "offsets reach " + std::to_string(last) + " but there is no data buffer");

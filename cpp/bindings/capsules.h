@@ -51,9 +51,9 @@ struct ValidatedInput {
   ArrowSchema* schema;
   ArrowArray* array;
 };
-inline ValidatedInput validated_input(const pybind11::capsule& schema, const pybind11::capsule& array,
-                                      arrow::Layout expected, const std::string& what,
-                                      const pybind11::object& sizes) {
+inline ValidatedInput validated_input(const pybind11::capsule& schema,
+                                      const pybind11::capsule& array, arrow::Layout expected,
+                                      const std::string& what, const pybind11::object& sizes) {
   auto* s = capsule_pointer<ArrowSchema>(schema, "arrow_schema");
   auto* a = capsule_pointer<ArrowArray>(array, "arrow_array");
   arrow::validate_array(*s, *a, expected, what, buffer_sizes(sizes));
@@ -72,12 +72,17 @@ void release_capsule(PyObject* capsule, const char* name) {
   if (owner->release != nullptr) owner->release(owner.get());
 }
 
-inline void release_array_capsule(PyObject* capsule) { release_capsule<ArrowArray>(capsule, "arrow_array"); }
-inline void release_schema_capsule(PyObject* capsule) { release_capsule<ArrowSchema>(capsule, "arrow_schema"); }
+inline void release_array_capsule(PyObject* capsule) {
+  release_capsule<ArrowArray>(capsule, "arrow_array");
+}
+inline void release_schema_capsule(PyObject* capsule) {
+  release_capsule<ArrowSchema>(capsule, "arrow_schema");
+}
 
 // Hands `owned` to Python as a capsule named `name` (pyarrow takes it over on import).
 template <typename T>
-pybind11::capsule owning_capsule(std::unique_ptr<T> owned, const char* name, PyCapsule_Destructor release) {
+pybind11::capsule owning_capsule(std::unique_ptr<T> owned, const char* name,
+                                 PyCapsule_Destructor release) {
   PyObject* capsule = PyCapsule_New(owned.get(), name, release);
   if (capsule == nullptr) {
     owned->release(owned.get());
@@ -112,7 +117,8 @@ inline agg::PlanFields plan_fields(const pybind11::dict& d, const char* who) {
   namespace py = pybind11;
   agg::PlanFields out(who);
   auto bad = [&](const std::string& key) {
-    return std::invalid_argument(std::string(who) + ": '" + key + "' has a value of an unexpected type");
+    return std::invalid_argument(std::string(who) + ": '" + key +
+                                 "' has a value of an unexpected type");
   };
   for (const auto& [k, v] : d) {
     const auto key = k.cast<std::string>();

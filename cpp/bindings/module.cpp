@@ -4,16 +4,20 @@
 
 PYBIND11_MODULE(_core, m) {
   m.doc() = "sliceflow's C++ kernels";
-  auto json = m.def_submodule("json", "simdjson -> Arrow decoding with Spark's from_json semantics");
+  auto json =
+      m.def_submodule("json", "simdjson -> Arrow decoding with Spark's from_json semantics");
   sliceflow::bindings::register_json(json);
   auto agg = m.def_submodule("agg", "The aggregates every operator shares: Spark's result types");
   sliceflow::bindings::register_agg(agg);
-  auto window = m.def_submodule("window", "Sliced window aggregation: local (bundle) and global (sweep) phases");
+  auto window = m.def_submodule(
+      "window", "Sliced window aggregation: local (bundle) and global (sweep) phases");
   sliceflow::bindings::register_window(window);
-  auto changelog = m.def_submodule("changelog", "Changelog group aggregation: encoder (local) and aggregator (global) phases");
+  auto changelog = m.def_submodule(
+      "changelog", "Changelog group aggregation: encoder (local) and aggregator (global) phases");
   sliceflow::bindings::register_changelog(changelog);
   auto memory = m.def_submodule("memory", "Limits of the process-wide caches of freed memory");
   sliceflow::bindings::register_memory(memory);
-  auto state = m.def_submodule("state", "The versioned state format of streaming operators (docs/state.md)");
+  auto state =
+      m.def_submodule("state", "The versioned state format of streaming operators (docs/state.md)");
   sliceflow::bindings::register_state(state);
 }

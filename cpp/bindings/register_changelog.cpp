@@ -21,7 +21,9 @@ namespace {
 
 using changelog::Plan;
 
-Plan plan_from(const py::dict& d) { return changelog::parse_plan(plan_fields(d, "changelog plan")); }
+Plan plan_from(const py::dict& d) {
+  return changelog::parse_plan(plan_fields(d, "changelog plan"));
+}
 
 // The delta schema of a plan over its encoder input schema (changelog::delta_schema).
 py::capsule delta_schema(const py::dict& plan, const py::capsule& input_schema) {
@@ -36,7 +38,8 @@ class PyEncoder {
       : enc_(plan_from(plan), *type_from_capsule(input_schema), type_from_capsule(delta_schema)) {}
 
   void add(const py::capsule& schema, const py::capsule& array, const py::object& sizes) {
-    const auto in = validated_input(schema, array, arrow::Layout::Struct, "(the changelog input batch)", sizes);
+    const auto in =
+        validated_input(schema, array, arrow::Layout::Struct, "(the changelog input batch)", sizes);
     py::gil_scoped_release release;
     enc_.add(*in.schema, *in.array);
   }
@@ -50,9 +53,10 @@ class PyEncoder {
 
 class PyAggregator {
  public:
-  PyAggregator(const py::dict& plan, const py::capsule& delta_schema, const py::capsule& output_schema,
-               const std::string& emit, int64_t max_output_rows)
-      : agg_(plan_from(plan), type_from_capsule(delta_schema), type_from_capsule(output_schema), changelog::emit_from_name(emit), max_output_rows) {}
+  PyAggregator(const py::dict& plan, const py::capsule& delta_schema,
+               const py::capsule& output_schema, const std::string& emit, int64_t max_output_rows)
+      : agg_(plan_from(plan), type_from_capsule(delta_schema), type_from_capsule(output_schema),
+             changelog::emit_from_name(emit), max_output_rows) {}
 
   void load(const py::bytes& blob) {
     const std::string_view view = blob;
@@ -60,7 +64,8 @@ class PyAggregator {
     agg_.load(view);
   }
   void add(const py::capsule& schema, const py::capsule& array, const py::object& sizes) {
-    const auto in = validated_input(schema, array, arrow::Layout::Struct, "(the changelog delta batch)", sizes);
+    const auto in =
+        validated_input(schema, array, arrow::Layout::Struct, "(the changelog delta batch)", sizes);
     py::gil_scoped_release release;
     agg_.add(*in.schema, *in.array);
   }
@@ -96,29 +101,36 @@ class PyAggregator {
 void register_changelog(py::module_& m) {
   m.def("delta_schema", &delta_schema, py::arg("plan"), py::arg("input_schema_capsule"),
         "The delta schema (an 'arrow_schema' capsule) of a plan over its encoder input schema.");
-  py::class_<PyEncoder>(m, "Encoder", "The local phase: input rows to signed delta rows (folded per key or not).")
+  py::class_<PyEncoder>(m, "Encoder",
+                        "The local phase: input rows to signed delta rows (folded per key or not).")
       .def(py::init<const py::dict&, const py::capsule&, const py::capsule&>(), py::arg("plan"),
            py::arg("input_schema_capsule"), py::arg("delta_schema_capsule"))
       .def("add", &PyEncoder::add, py::arg("schema_capsule"), py::arg("array_capsule"),
            py::arg("buffer_sizes") = py::none(),
            "Encode (or fold) a batch of input rows (validated first: ValueError if malformed).")
       .def("finish", &PyEncoder::finish, "End of input: flush the folded rows.")
-      .def("take", &PyEncoder::take, "The delta rows built so far (an 'arrow_array' capsule) or None.")
+      .def("take", &PyEncoder::take,
+           "The delta rows built so far (an 'arrow_array' capsule) or None.")
       .def("stats", &PyEncoder::stats);
   py::class_<PyAggregator>(m, "Aggregator",
                            "The global phase: per-key state, mini-batch bundles, net changes.")
-      .def(py::init<const py::dict&, const py::capsule&, const py::capsule&, const std::string&, int64_t>(),
+      .def(py::init<const py::dict&, const py::capsule&, const py::capsule&, const std::string&,
+                    int64_t>(),
            py::arg("plan"), py::arg("delta_schema_capsule"), py::arg("output_schema_capsule"),
            py::arg("emit") = "changelog", py::arg("max_output_rows") = 65536)
       .def("load", &PyAggregator::load, py::arg("payload"),
-           "Add the keys of a state payload written by dump() (the payload of a sealed state value).")
+           "Add the keys of a state payload written by dump() (the payload of a sealed state "
+           "value).")
       .def("add", &PyAggregator::add, py::arg("schema_capsule"), py::arg("array_capsule"),
            py::arg("buffer_sizes") = py::none(),
            "Apply delta rows in order (validated first: ValueError if malformed).")
-      .def("end_bundle", &PyAggregator::end_bundle, "End the open bundle (the end of a micro-batch).")
-      .def("finish", &PyAggregator::finish, "End of input (emit='final': queue one +I row per live key).")
+      .def("end_bundle", &PyAggregator::end_bundle,
+           "End the open bundle (the end of a micro-batch).")
+      .def("finish", &PyAggregator::finish,
+           "End of input (emit='final': queue one +I row per live key).")
       .def("take", &PyAggregator::take, "Output rows built so far (a capsule) or None.")
-      .def("dump", &PyAggregator::dump, "The live keys' state as bytes (the payload of a state value).")
+      .def("dump", &PyAggregator::dump,
+           "The live keys' state as bytes (the payload of a state value).")
       .def("reset", &PyAggregator::reset, "Forget every key (reuse for the next bucket).")
       .def("live_keys", &PyAggregator::live_keys)
       .def("memory_usage", &PyAggregator::memory_usage)

@@ -50,7 +50,8 @@ class PyDecoder {
     std::string_view buffer(static_cast<const char*>(view.buf), static_cast<size_t>(view.len));
     if (!PyBuffer_IsContiguous(&view, 'C')) {
       copy.resize(static_cast<size_t>(view.len));
-      if (PyBuffer_ToContiguous(copy.data(), &view, view.len, 'C') != 0) throw py::error_already_set();
+      if (PyBuffer_ToContiguous(copy.data(), &view, view.len, 'C') != 0)
+        throw py::error_already_set();
       buffer = copy;
     }
     py::gil_scoped_release release;
@@ -84,7 +85,8 @@ class PyDecoder {
 }  // namespace
 
 void register_json(py::module_& m) {
-  static py::exception<json::MalformedRecord> malformed(m, "MalformedRecordError", PyExc_ValueError);
+  static py::exception<json::MalformedRecord> malformed(m, "MalformedRecordError",
+                                                        PyExc_ValueError);
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);

@@ -51,11 +51,15 @@ void register_memory(py::module_& m) {
       py::arg("cache"), "Frees what the cache holds; returns the bytes freed");
   m.def(
       "parse_byte_size",
-      [](const std::string& text, const std::string& what) { return memory::parse_byte_size(text, what); },
+      [](const std::string& text, const std::string& what) {
+        return memory::parse_byte_size(text, what);
+      },
       py::arg("text"), py::arg("what"), "Bytes of a Spark byte string such as '64m'");
   m.def(
       "parse_count",
-      [](const std::string& text, const std::string& what) { return memory::parse_count(text, what); },
+      [](const std::string& text, const std::string& what) {
+        return memory::parse_count(text, what);
+      },
       py::arg("text"), py::arg("what"), "A block count");
 }
 

@@ -32,10 +32,12 @@ py::capsule partial_schema(const py::dict& plan, const py::capsule& input_schema
 class PyLocal {
  public:
   PyLocal(const py::dict& plan, const py::capsule& input_schema, const py::capsule& partial_schema)
-      : agg_(plan_from(plan), *type_from_capsule(input_schema), type_from_capsule(partial_schema)) {}
+      : agg_(plan_from(plan), *type_from_capsule(input_schema), type_from_capsule(partial_schema)) {
+  }
 
   bool add(const py::capsule& schema, const py::capsule& array, const py::object& sizes) {
-    const auto in = validated_input(schema, array, arrow::Layout::Struct, "(the window input batch)", sizes);
+    const auto in =
+        validated_input(schema, array, arrow::Layout::Struct, "(the window input batch)", sizes);
     py::gil_scoped_release release;
     return agg_.add(*in.schema, *in.array);
   }
@@ -57,12 +59,15 @@ class PyLocal {
 
 class PyGlobal {
  public:
-  PyGlobal(const py::dict& plan, const py::capsule& partial_schema, const py::capsule& output_schema,
-           int64_t max_output_rows)
-      : agg_(plan_from(plan), type_from_capsule(partial_schema), type_from_capsule(output_schema), max_output_rows) {}
+  PyGlobal(const py::dict& plan, const py::capsule& partial_schema,
+           const py::capsule& output_schema, int64_t max_output_rows)
+      : agg_(plan_from(plan), type_from_capsule(partial_schema), type_from_capsule(output_schema),
+             max_output_rows) {}
 
-  void add(const py::capsule& schema, const py::capsule& array, int input, const py::object& sizes) {
-    const auto in = validated_input(schema, array, arrow::Layout::Struct, "(the window partial batch)", sizes);
+  void add(const py::capsule& schema, const py::capsule& array, int input,
+           const py::object& sizes) {
+    const auto in =
+        validated_input(schema, array, arrow::Layout::Struct, "(the window partial batch)", sizes);
     agg_.add(*in.schema, in.array, input);
   }
   void set_bounds(int64_t floor, int64_t limit) { agg_.set_bounds(floor, limit); }

@@ -42,7 +42,9 @@ class BundleBuffer {
 
   // Starts loading the table entry `hash` probes first (a batch probes many rows at random
   // places of a table larger than the caches: prefetching a few rows ahead hides the misses).
-  void prefetch(uint64_t hash) const { __builtin_prefetch(&table_[static_cast<size_t>(hash) & mask_]); }
+  void prefetch(uint64_t hash) const {
+    __builtin_prefetch(&table_[static_cast<size_t>(hash) & mask_]);
+  }
 
   size_t size() const { return slots_.size(); }
   int64_t slice(uint32_t slot) const { return slots_[slot].slice; }

@@ -15,9 +15,9 @@
 namespace sliceflow::changelog {
 namespace {
 
+using agg::ValueClass;
 using arrow::ColumnView;
 using arrow::Kind;
-using agg::ValueClass;
 
 template <typename V>
 constexpr bool kIsStr = std::is_same_v<V, agg::StrValues>;
@@ -69,7 +69,8 @@ size_t value_bytes(const typename V::T& v) {
 template <typename T>
 void add_checked(T& into, T by) {
   if (__builtin_add_overflow(into, by, &into)) {
-    throw std::invalid_argument("changelog kernel: a count or sum overflows its state (damaged input?)");
+    throw std::invalid_argument(
+        "changelog kernel: a count or sum overflows its state (damaged input?)");
   }
 }
 
@@ -143,7 +144,9 @@ class IntSumAcc final : public Accumulator {
     s_.clear();
     n_.clear();
   }
-  size_t memory_usage() const override { return s_.capacity() * sizeof(int128) + n_.capacity() * sizeof(int64_t); }
+  size_t memory_usage() const override {
+    return s_.capacity() * sizeof(int128) + n_.capacity() * sizeof(int64_t);
+  }
 
  private:
   int column_;
@@ -188,7 +191,9 @@ class FloatSumAcc final : public Accumulator {
     s_.clear();
     n_.clear();
   }
-  size_t memory_usage() const override { return s_.capacity() * sizeof(double) + n_.capacity() * sizeof(int64_t); }
+  size_t memory_usage() const override {
+    return s_.capacity() * sizeof(double) + n_.capacity() * sizeof(int64_t);
+  }
 
  private:
   int column_;
@@ -248,7 +253,8 @@ class DecimalSumAcc final : public Accumulator {
     overflowed_.clear();
   }
   size_t memory_usage() const override {
-    return s_.capacity() * sizeof(agg::WideSum) + n_.capacity() * sizeof(int64_t) + overflowed_.capacity();
+    return s_.capacity() * sizeof(agg::WideSum) + n_.capacity() * sizeof(int64_t) +
+           overflowed_.capacity();
   }
 
  private:
@@ -317,7 +323,9 @@ class PlainValueAcc final : public Accumulator {
     v_.clear();
     bytes_ = 0;
   }
-  size_t memory_usage() const override { return has_.capacity() + v_.capacity() * sizeof(typename V::T) + bytes_; }
+  size_t memory_usage() const override {
+    return has_.capacity() + v_.capacity() * sizeof(typename V::T) + bytes_;
+  }
 
  private:
   int column_;
@@ -381,7 +389,8 @@ class MultisetAcc final : public Accumulator {
     for (uint64_t i = 0; i < n; ++i) {
       const typename V::T v = get_value<V>(r);
       const auto count = r.get<int64_t>();
-      if (count == 0) throw std::invalid_argument("changelog state: a zero multiplicity in the state blob");
+      if (count == 0)
+        throw std::invalid_argument("changelog state: a zero multiplicity in the state blob");
       change(key, V::view(v), count);
     }
   }
@@ -480,7 +489,8 @@ class ArrivalAcc final : public Accumulator {
     st.next = r.get<int64_t>();
     // Arrival numbers count accumulations: a state this far along can only be forged.
     if (st.next < 0 || st.next == std::numeric_limits<int64_t>::max()) {
-      throw std::invalid_argument("changelog state: arrival counter out of range in the state blob");
+      throw std::invalid_argument(
+          "changelog state: arrival counter out of range in the state blob");
     }
     const auto n = r.get<uint64_t>();
     int64_t prev = std::numeric_limits<int64_t>::min();
@@ -488,7 +498,8 @@ class ArrivalAcc final : public Accumulator {
       const auto seq = r.get<int64_t>();
       const typename V::T v = get_value<V>(r);
       if (seq <= prev || seq >= st.next) {
-        throw std::invalid_argument("changelog state: arrival order out of sequence in the state blob");
+        throw std::invalid_argument(
+            "changelog state: arrival order out of sequence in the state blob");
       }
       prev = seq;
       push(st, seq, V::view(v));
@@ -504,8 +515,8 @@ class ArrivalAcc final : public Accumulator {
 
  private:
   struct State {
-    int64_t next = 0;                                  // the next arrival number
-    std::map<int64_t, typename V::T> order;            // arrival number -> live value
+    int64_t next = 0;                                              // the next arrival number
+    std::map<int64_t, typename V::T> order;                        // arrival number -> live value
     std::map<typename V::T, std::vector<int64_t>, Less<V>> where;  // value -> its arrival numbers
   };
   void push(State& st, int64_t seq, typename V::View v) {
@@ -560,7 +571,8 @@ std::unique_ptr<Accumulator> make_accumulator(const AccumulatorSpec& spec) {
       }
       if (result.kind == Kind::Decimal128) {
         return std::make_unique<DecimalSumAcc>(
-            spec.column, agg::DecimalSumRule(avg, spec.ansi, spec.name, delta.scale, result.precision, result.scale));
+            spec.column, agg::DecimalSumRule(avg, spec.ansi, spec.name, delta.scale,
+                                             result.precision, result.scale));
       }
       return std::make_unique<IntSumAcc>(spec.column, avg, spec.ansi, spec.name);
     }

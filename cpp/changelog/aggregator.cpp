@@ -2,9 +2,9 @@
 
 #include <stdexcept>
 
+#include "agg/key_codec.h"
 #include "arrow/column_view.h"
 #include "changelog/state_codec.h"
-#include "agg/key_codec.h"
 
 namespace sliceflow::changelog {
 
@@ -12,8 +12,8 @@ using arrow::ColumnView;
 using arrow::Kind;
 using arrow::Layout;
 
-Aggregator::Aggregator(Plan plan, std::unique_ptr<arrow::Type> delta_type, std::unique_ptr<arrow::Type> output_type,
-                       Emit emit, int64_t max_output_rows)
+Aggregator::Aggregator(Plan plan, std::unique_ptr<arrow::Type> delta_type,
+                       std::unique_ptr<arrow::Type> output_type, Emit emit, int64_t max_output_rows)
     : plan_(std::move(plan)),
       delta_type_(std::move(delta_type)),
       output_type_(std::move(output_type)),
@@ -32,8 +32,9 @@ Aggregator::Aggregator(Plan plan, std::unique_ptr<arrow::Type> delta_type, std::
   // The aggregator never sees the input: its schemas must be what their implied arguments give.
   agg::check_implied_schemas(delta_layout(), plan_.aggs, *delta_type_, *output_type_, 1 + keys);
   for (size_t k = 0; k < keys; ++k) key_builders_.push_back(&out_.child(1 + k));
-  for (const agg::AggColumns& columns : agg::agg_columns(agg::StateForm::Delta, plan_.aggs, *delta_type_,
-                                                        kFirstAggColumn, *output_type_, 1 + keys, plan_.ansi)) {
+  for (const agg::AggColumns& columns :
+       agg::agg_columns(agg::StateForm::Delta, plan_.aggs, *delta_type_, kFirstAggColumn,
+                        *output_type_, 1 + keys, plan_.ansi)) {
     accs_.push_back(make_accumulator({columns, plan_.retracting()}));
     classes_.push_back(agg::value_class_of(*columns.result));
   }
@@ -81,7 +82,8 @@ void Aggregator::emit_row(const char* op, uint32_t k, const Scalar* values) {
   out_.child(0).append_string(op);
   agg::decode_key(keys_.key_of(k), key_builders_);
   const size_t keys = key_builders_.size();
-  for (size_t a = 0; a < accs_.size(); ++a) append_scalar(classes_[a], out_.child(1 + keys + a), values[a]);
+  for (size_t a = 0; a < accs_.size(); ++a)
+    append_scalar(classes_[a], out_.child(1 + keys + a), values[a]);
   out_.finish_struct();
 }
 
@@ -116,7 +118,8 @@ void Aggregator::end_bundle() {
     } else {
       current_values(k, scratch_.data());
       bool same = true;
-      for (size_t a = 0; a < accs_.size() && same; ++a) same = same_scalar(classes_[a], before[a], scratch_[a]);
+      for (size_t a = 0; a < accs_.size() && same; ++a)
+        same = same_scalar(classes_[a], before[a], scratch_[a]);
       if (same) continue;
       emit_row("-U", k, before);
       emit_row("+U", k, scratch_.data());
@@ -136,7 +139,8 @@ void Aggregator::check_delta(const ColumnView& d) const {
       d.child(1).layout() != Layout::String || d.child(2).layout() != Layout::Int64) {
     plan_mismatch("the batch does not have the delta schema");
   }
-  if (d.child(1).may_have_nulls() || d.child(2).may_have_nulls()) plan_mismatch("null __key or __n");
+  if (d.child(1).may_have_nulls() || d.child(2).may_have_nulls())
+    plan_mismatch("null __key or __n");
 }
 
 void Aggregator::add(const ArrowSchema& schema, const ArrowArray& array) {
@@ -164,7 +168,8 @@ void Aggregator::add(const ArrowSchema& schema, const ArrowArray& array) {
       const int sign = n > 0 ? 1 : -1;
       for (auto& acc : accs_) acc->apply(k, d, r, sign);
       if (__builtin_add_overflow(rows_[k], n, &rows_[k])) {
-        throw std::invalid_argument("changelog kernel: a key's row count overflows int64 (damaged input?)");
+        throw std::invalid_argument(
+            "changelog kernel: a key's row count overflows int64 (damaged input?)");
       }
       if (rows_[k] <= 0) {
         rows_[k] = 0;
@@ -228,13 +233,16 @@ void Aggregator::load(std::string_view payload) {
     const std::string_view key = r.get_bytes();
     const size_t before = keys_.size();
     const uint32_t k = key_id(key, agg::hash_bytes(key));
-    if (keys_.size() == before) throw std::invalid_argument("changelog_agg state: a key appears twice in the state");
+    if (keys_.size() == before)
+      throw std::invalid_argument("changelog_agg state: a key appears twice in the state");
     const auto rows = r.get<int64_t>();
-    if (rows <= 0) throw std::invalid_argument("changelog_agg state: a key without rows in the state");
+    if (rows <= 0)
+      throw std::invalid_argument("changelog_agg state: a key without rows in the state");
     rows_[k] = rows;
     for (auto& acc : accs_) acc->load(k, r);
   }
-  if (!r.done()) throw std::invalid_argument("changelog_agg state: trailing bytes after the last key");
+  if (!r.done())
+    throw std::invalid_argument("changelog_agg state: trailing bytes after the last key");
   stats_.keys_loaded += static_cast<int64_t>(n);
   stats_.state_bytes_loaded += static_cast<int64_t>(payload.size());
 }
@@ -256,8 +264,9 @@ void Aggregator::reset() {
 }
 
 size_t Aggregator::memory_usage() const {
-  size_t n = keys_.memory_usage() + rows_.capacity() * sizeof(int64_t) + mark_.capacity() * sizeof(uint32_t) +
-             before_.capacity() * sizeof(Scalar) + before_strings_.capacity() + out_.memory_usage();
+  size_t n = keys_.memory_usage() + rows_.capacity() * sizeof(int64_t) +
+             mark_.capacity() * sizeof(uint32_t) + before_.capacity() * sizeof(Scalar) +
+             before_strings_.capacity() + out_.memory_usage();
   for (const auto& acc : accs_) n += acc->memory_usage();
   return n;
 }

@@ -37,14 +37,25 @@ struct AggregatorStats {
   int64_t state_bytes_dumped = 0;
   // The counters by name, as the bindings' stats() dicts show them.
   std::vector<std::pair<const char*, int64_t>> named() const {
-    return {{"deltas_in", rows_in}, {"retractions_ignored", retractions_ignored}, {"state_reads", state_reads}, {"state_writes", state_writes}, {"inserts", inserts}, {"update_befores", update_befores}, {"update_afters", update_afters}, {"deletes", deletes}, {"bundles", bundles}, {"keys_loaded", keys_loaded}, {"state_bytes_loaded", state_bytes_loaded}, {"state_bytes_dumped", state_bytes_dumped}};
+    return {{"deltas_in", rows_in},
+            {"retractions_ignored", retractions_ignored},
+            {"state_reads", state_reads},
+            {"state_writes", state_writes},
+            {"inserts", inserts},
+            {"update_befores", update_befores},
+            {"update_afters", update_afters},
+            {"deletes", deletes},
+            {"bundles", bundles},
+            {"keys_loaded", keys_loaded},
+            {"state_bytes_loaded", state_bytes_loaded},
+            {"state_bytes_dumped", state_bytes_dumped}};
   }
 };
 
 class Aggregator {
  public:
-  Aggregator(Plan plan, std::unique_ptr<arrow::Type> delta_type, std::unique_ptr<arrow::Type> output_type,
-             Emit emit, int64_t max_output_rows);
+  Aggregator(Plan plan, std::unique_ptr<arrow::Type> delta_type,
+             std::unique_ptr<arrow::Type> output_type, Emit emit, int64_t max_output_rows);
 
   // Adds the keys of a state payload (written by dump() under the same plan identity, which
   // the state header checked). No bundle may be open.

@@ -13,10 +13,10 @@
 namespace sliceflow::changelog {
 namespace {
 
+using agg::ValueClass;
 using arrow::ColumnBuilder;
 using arrow::ColumnView;
 using arrow::Kind;
-using agg::ValueClass;
 
 class CountWriter final : public DeltaWriter {
  public:
@@ -27,7 +27,9 @@ class CountWriter final : public DeltaWriter {
   void fold(const ColumnView* arg, int64_t r, int sign, uint32_t slot) override {
     if (arg == nullptr || !arg->is_null(r)) n_[slot] += sign;
   }
-  void write_slot(uint32_t slot, ColumnBuilder* const* out) override { out[0]->append_fixed<int64_t>(n_[slot]); }
+  void write_slot(uint32_t slot, ColumnBuilder* const* out) override {
+    out[0]->append_fixed<int64_t>(n_[slot]);
+  }
   void clear() override { n_.clear(); }
 
  private:
@@ -157,12 +159,15 @@ class ValueWriter final : public DeltaWriter {
   std::vector<typename V::T> v_;
 };
 
-std::unique_ptr<DeltaWriter> make_writer(AggFn fn, const ColumnView* arg, const arrow::Type& delta) {
+std::unique_ptr<DeltaWriter> make_writer(AggFn fn, const ColumnView* arg,
+                                         const arrow::Type& delta) {
   if (fn == AggFn::Count) return std::make_unique<CountWriter>();
   const ValueClass vc = agg::value_class(arg->layout(), arg->name());
   if (fn == AggFn::Sum || fn == AggFn::Avg) {
-    const bool ok = vc == ValueClass::F64 ? delta.kind == Kind::Float64 : delta.kind == Kind::Decimal128;
-    if (!ok || vc == ValueClass::Str) plan_mismatch("the sum partial of '" + arg->name() + "' does not fit it");
+    const bool ok =
+        vc == ValueClass::F64 ? delta.kind == Kind::Float64 : delta.kind == Kind::Decimal128;
+    if (!ok || vc == ValueClass::Str)
+      plan_mismatch("the sum partial of '" + arg->name() + "' does not fit it");
     switch (vc) {
       case ValueClass::I64:
         return std::make_unique<SumWriter<ValueClass::I64>>();
@@ -195,13 +200,16 @@ Encoder::Encoder(Plan plan, const arrow::Type& input, std::unique_ptr<arrow::Typ
   const int used = plan_.op_column >= 0 ? plan_.op_column + 1 : plan_.num_keys;
   if (input_columns_ < static_cast<size_t>(used)) plan_mismatch("the input has too few columns");
   for (const AggPlan& agg : plan_.aggs) {
-    if (agg.arg >= static_cast<int>(input_columns_)) plan_mismatch("an aggregate's argument column is out of range");
+    if (agg.arg >= static_cast<int>(input_columns_))
+      plan_mismatch("an aggregate's argument column is out of range");
   }
-  agg::check_state_schema(delta_layout(), plan_.aggs, agg::argument_types(plan_.aggs, input), *delta_type_);
+  agg::check_state_schema(delta_layout(), plan_.aggs, agg::argument_types(plan_.aggs, input),
+                          *delta_type_);
   int column = kFirstAggColumn;
   for (const AggPlan& agg : plan_.aggs) {
     std::vector<ColumnBuilder*> cols;
-    for (int j = 0; j < delta_columns(agg.fn); ++j) cols.push_back(&out_.child(static_cast<size_t>(column + j)));
+    for (int j = 0; j < delta_columns(agg.fn); ++j)
+      cols.push_back(&out_.child(static_cast<size_t>(column + j)));
     writer_out_.push_back(std::move(cols));
     column += delta_columns(agg.fn);
   }
@@ -226,8 +234,9 @@ void Encoder::signs_of(const ColumnView& input) {
       continue;
     }
     std::string shown(s.substr(0, 40));
-    throw std::invalid_argument("op column '" + op.name() + "' holds '" + shown + (s.size() > 40 ? "…" : "") +
-                                "', which is not a change kind: expected +I, -U, +U or -D (null: +I)");
+    throw std::invalid_argument(
+        "op column '" + op.name() + "' holds '" + shown + (s.size() > 40 ? "…" : "") +
+        "', which is not a change kind: expected +I, -U, +U or -D (null: +I)");
   }
 }
 
@@ -240,7 +249,8 @@ void Encoder::add(const ArrowSchema& schema, const ArrowArray& array) {
   for (int k = 0; k < plan_.num_keys; ++k) key_cols.push_back(&input.child(static_cast<size_t>(k)));
   agg::KeyEncoder keys(std::move(key_cols));
   std::vector<const ColumnView*> args;
-  for (const AggPlan& agg : plan_.aggs) args.push_back(agg.arg < 0 ? nullptr : &input.child(static_cast<size_t>(agg.arg)));
+  for (const AggPlan& agg : plan_.aggs)
+    args.push_back(agg.arg < 0 ? nullptr : &input.child(static_cast<size_t>(agg.arg)));
   if (writers_.empty()) {
     const auto& dc = delta_type_->children;
     int column = kFirstAggColumn;
@@ -264,7 +274,8 @@ void Encoder::add(const ArrowSchema& schema, const ArrowArray& array) {
         out_.child(0).append_fixed<int32_t>(bucket_of(h, plan_.buckets));
         out_.child(1).append_string(key);
         out_.child(2).append_fixed<int64_t>(sign);
-        for (size_t a = 0; a < writers_.size(); ++a) writers_[a]->write_row(args[a], r, sign, writer_out_[a].data());
+        for (size_t a = 0; a < writers_.size(); ++a)
+          writers_[a]->write_row(args[a], r, sign, writer_out_[a].data());
         out_.finish_struct();
         continue;
       }
@@ -294,7 +305,8 @@ void Encoder::flush() {
     out_.child(0).append_fixed<int32_t>(bucket_of(agg::hash_bytes(key), plan_.buckets));
     out_.child(1).append_string(key);
     out_.child(2).append_fixed<int64_t>(slot_n_[slot]);
-    for (size_t a = 0; a < writers_.size(); ++a) writers_[a]->write_slot(slot, writer_out_[a].data());
+    for (size_t a = 0; a < writers_.size(); ++a)
+      writers_[a]->write_slot(slot, writer_out_[a].data());
     out_.finish_struct();
   }
   stats_.deltas_out += static_cast<int64_t>(slots_.size());

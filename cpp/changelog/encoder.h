@@ -26,7 +26,10 @@ struct EncoderStats {
   int64_t flushes = 0;
   // The counters by name, as the bindings' stats() dicts show them.
   std::vector<std::pair<const char*, int64_t>> named() const {
-    return {{"rows_in", rows_in}, {"retractions_in", retractions_in}, {"deltas_out", deltas_out}, {"fold_flushes", flushes}};
+    return {{"rows_in", rows_in},
+            {"retractions_in", retractions_in},
+            {"deltas_out", deltas_out},
+            {"fold_flushes", flushes}};
   }
 };
 
@@ -35,7 +38,8 @@ struct EncoderStats {
 class DeltaWriter {
  public:
   virtual ~DeltaWriter() = default;
-  virtual void write_row(const arrow::ColumnView* arg, int64_t r, int sign, arrow::ColumnBuilder* const* out) = 0;
+  virtual void write_row(const arrow::ColumnView* arg, int64_t r, int sign,
+                         arrow::ColumnBuilder* const* out) = 0;
   virtual void grow(size_t slots) = 0;
   virtual void fold(const arrow::ColumnView* arg, int64_t r, int sign, uint32_t slot) = 0;
   virtual void write_slot(uint32_t slot, arrow::ColumnBuilder* const* out) = 0;

@@ -10,7 +10,8 @@ void Plan::validate() const {
   if (op_column != -1 && op_column < num_keys) {
     throw std::invalid_argument("changelog plan: the op column cannot be a key column");
   }
-  if (bundle_rows <= 0) throw std::invalid_argument("bundle_rows must be a positive number of rows");
+  if (bundle_rows <= 0)
+    throw std::invalid_argument("bundle_rows must be a positive number of rows");
   if (fold_rows <= 0) throw std::invalid_argument("fold_rows must be a positive number of rows");
   if (buckets <= 0) throw std::invalid_argument("buckets must be a positive number");
   for (const AggPlan& agg : aggs) {
@@ -18,29 +19,33 @@ void Plan::validate() const {
       throw std::invalid_argument("changelog plan: aggregate argument column out of range");
     }
     if (agg.arg == -1 && agg.fn != AggFn::Count) {
-      throw std::invalid_argument(std::string(agg::agg_fn_name(agg.fn)) + " needs an argument column");
+      throw std::invalid_argument(std::string(agg::agg_fn_name(agg.fn)) +
+                                  " needs an argument column");
     }
     if (fold && agg.fn == AggFn::CountDistinct) {
-      throw std::invalid_argument("changelog plan: count_distinct cannot be folded before the shuffle");
-    }
-    if (fold && retracting() && agg.fn != AggFn::Count && agg.fn != AggFn::Sum && agg.fn != AggFn::Avg) {
       throw std::invalid_argument(
-          std::string("changelog plan: ") + agg::agg_fn_name(agg.fn) +
-          " over a changelog cannot be folded before the shuffle");
+          "changelog plan: count_distinct cannot be folded before the shuffle");
+    }
+    if (fold && retracting() && agg.fn != AggFn::Count && agg.fn != AggFn::Sum &&
+        agg.fn != AggFn::Avg) {
+      throw std::invalid_argument(std::string("changelog plan: ") + agg::agg_fn_name(agg.fn) +
+                                  " over a changelog cannot be folded before the shuffle");
     }
   }
 }
 
 const agg::StateLayout& delta_layout() {
-  static const agg::StateLayout layout{
-      agg::StateForm::Delta,
-      "changelog kernel",
-      "delta",
-      {{"__bucket", arrow::Kind::Int32}, {"__key", arrow::Kind::Binary}, {"__n", arrow::Kind::Int64}}};
+  static const agg::StateLayout layout{agg::StateForm::Delta,
+                                       "changelog kernel",
+                                       "delta",
+                                       {{"__bucket", arrow::Kind::Int32},
+                                        {"__key", arrow::Kind::Binary},
+                                        {"__n", arrow::Kind::Int64}}};
   return layout;
 }
 
-std::unique_ptr<arrow::Type> delta_schema(const Plan& plan, const std::vector<const arrow::Type*>& args) {
+std::unique_ptr<arrow::Type> delta_schema(const Plan& plan,
+                                          const std::vector<const arrow::Type*>& args) {
   return agg::state_schema(delta_layout(), plan.aggs, args);
 }
 
@@ -65,6 +70,8 @@ Emit emit_from_name(const std::string& emit) {
   throw std::invalid_argument("emit must be 'changelog' or 'final', not '" + emit + "'");
 }
 
-void plan_mismatch(const std::string& what) { throw std::invalid_argument("changelog kernel: " + what); }
+void plan_mismatch(const std::string& what) {
+  throw std::invalid_argument("changelog kernel: " + what);
+}
 
 }  // namespace sliceflow::changelog

@@ -58,7 +58,8 @@ const agg::StateLayout& delta_layout();
 // The delta schema of `plan` for its arguments' types (`args[a]`; nullptr: count(*)). Throws
 // std::invalid_argument("changelog kernel: aggregate <i>: ...") for an argument type its
 // function does not take.
-std::unique_ptr<arrow::Type> delta_schema(const Plan& plan, const std::vector<const arrow::Type*>& args);
+std::unique_ptr<arrow::Type> delta_schema(const Plan& plan,
+                                          const std::vector<const arrow::Type*>& args);
 
 // Throws std::invalid_argument("changelog kernel: <what>").
 [[noreturn]] void plan_mismatch(const std::string& what);

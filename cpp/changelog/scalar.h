@@ -6,17 +6,17 @@
 #include <cstring>
 #include <string_view>
 
+#include "agg/values.h"
 #include "arrow/builder.h"
 #include "arrow/int128.h"
-#include "agg/values.h"
 
 namespace sliceflow::changelog {
 
 struct Scalar {
   bool valid = false;
-  int64_t i = 0;  // I64 class (and counts)
-  double d = 0;   // F64 class
-  int128 x = 0;   // I128 class
+  int64_t i = 0;       // I64 class (and counts)
+  double d = 0;        // F64 class
+  int128 x = 0;        // I128 class
   std::string_view s;  // Str class
 };
 

@@ -29,7 +29,6 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
-#include <string>
 #include <stdexcept>
 #include <string>
 #include <string_view>

@@ -22,7 +22,8 @@ constexpr size_t kPrefetchDistance = 1024;
 std::unique_ptr<arrow::Type> json_decodable(std::unique_ptr<arrow::Type> type) {
   const std::function<void(const arrow::Type&)> check = [&](const arrow::Type& t) {
     if (t.kind == arrow::Kind::Binary) {
-      throw std::invalid_argument("sliceflow cannot decode JSON into BINARY (field '" + t.name + "')");
+      throw std::invalid_argument("sliceflow cannot decode JSON into BINARY (field '" + t.name +
+                                  "')");
     }
     for (const auto& child : t.children) check(*child);
   };
@@ -38,8 +39,11 @@ std::string valid_utf8(std::string_view text) {
   size_t i = 0;
   while (i < text.size()) {
     const auto b = static_cast<unsigned char>(text[i]);
-    size_t len = b < 0x80 ? 1 : b >= 0xC2 && b <= 0xDF ? 2 : b >= 0xE0 && b <= 0xEF ? 3
-                                                       : b >= 0xF0 && b <= 0xF4 ? 4 : 0;
+    size_t len = b < 0x80                 ? 1
+                 : b >= 0xC2 && b <= 0xDF ? 2
+                 : b >= 0xE0 && b <= 0xEF ? 3
+                 : b >= 0xF0 && b <= 0xF4 ? 4
+                                          : 0;
     bool ok = len > 0 && i + len <= text.size();
     for (size_t k = 1; ok && k < len; ++k) {
       ok = (static_cast<unsigned char>(text[i + k]) & 0xC0) == 0x80;
@@ -72,8 +76,9 @@ Decoder::Decoder(std::unique_ptr<arrow::Type> row_type, Options options)
     throw std::invalid_argument("the JSON schema must be a struct (a row of fields)");
   }
   const int corrupt = options_.corrupt_column;
-  if (corrupt >= 0 && (static_cast<size_t>(corrupt) >= row_type_->children.size() ||
-                       row_type_->children[static_cast<size_t>(corrupt)]->kind != arrow::Kind::Utf8)) {
+  if (corrupt >= 0 &&
+      (static_cast<size_t>(corrupt) >= row_type_->children.size() ||
+       row_type_->children[static_cast<size_t>(corrupt)]->kind != arrow::Kind::Utf8)) {
     throw std::invalid_argument("the corrupt record column must be a STRING field of the schema");
   }
   if (options_.root_value) {
@@ -121,7 +126,9 @@ void Decoder::decode_reference(std::string_view doc) {
     }
     throw MalformedRecord(
         "[MALFORMED_RECORD_IN_PARSING.WITHOUT_SUGGESTION] Malformed records are detected in "
-        "record parsing: " + record + ".\nParse Mode: FAILFAST. To process malformed records as "
+        "record parsing: " +
+        record +
+        ".\nParse Mode: FAILFAST. To process malformed records as "
         "null result, try setting the option 'mode' as 'PERMISSIVE'. Cause: " +
         valid_utf8(reason_) + ".");
   }

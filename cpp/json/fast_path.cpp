@@ -73,7 +73,8 @@ bool may_exceed_jackson_limits(std::string_view doc, size_t max_digits, size_t m
     const char* const end = doc.data() + doc.size();
     const char* p = doc.data();
     while (p < end) {
-      const char* open = static_cast<const char*>(std::memchr(p, '"', static_cast<size_t>(end - p)));
+      const char* open =
+          static_cast<const char*>(std::memchr(p, '"', static_cast<size_t>(end - p)));
       if (open == nullptr) break;
       const char* close = open + 1;
       for (;;) {
@@ -237,7 +238,8 @@ FastPath::FastPath(const Type& row_type, const Options& options)
 bool FastPath::within_jackson_limits(std::string_view doc) const {
   const size_t max_digits = static_cast<size_t>(options_.max_number_length);
   return doc.size() <= std::min<size_t>(max_digits, 50000) ||
-         !may_exceed_jackson_limits(doc, max_digits, static_cast<size_t>(options_.max_string_length));
+         !may_exceed_jackson_limits(doc, max_digits,
+                                    static_cast<size_t>(options_.max_string_length));
 }
 
 template <typename Value>
@@ -307,7 +309,8 @@ bool FastPath::scalar(element_type et, const Value& element, const Type& type, C
       if (et != element_type::STRING || bad_date_pattern_) return false;
       const std::string_view s(element);
       int32_t days = 0;
-      const bool ok = date_pattern_ ? date_pattern_->parse_date(s, days) : json_default_parse_date(s, days);
+      const bool ok =
+          date_pattern_ ? date_pattern_->parse_date(s, days) : json_default_parse_date(s, days);
       if (!ok) return false;
       out.append_fixed<int32_t>(days);
       return true;
@@ -327,12 +330,12 @@ bool FastPath::scalar(element_type et, const Value& element, const Type& type, C
       if (et != element_type::STRING || bad_timestamp_pattern_) return false;
       const std::string_view s(element);
       int64_t micros = 0;
-      const bool ok =
-          timestamp_pattern_
-              ? timestamp_pattern_->parse_timestamp(s, options_.time_zone, micros)
-              : ((options_.time_zone.is_fixed() &&
-                  parse_canonical_timestamp(s, options_.time_zone.fixed_offset_seconds(), micros)) ||
-                 json_default_parse_timestamp(s, options_.time_zone, micros));
+      const bool ok = timestamp_pattern_
+                          ? timestamp_pattern_->parse_timestamp(s, options_.time_zone, micros)
+                          : ((options_.time_zone.is_fixed() &&
+                              parse_canonical_timestamp(
+                                  s, options_.time_zone.fixed_offset_seconds(), micros)) ||
+                             json_default_parse_timestamp(s, options_.time_zone, micros));
       if (!ok) return false;
       out.append_fixed<int64_t>(micros);
       return true;
@@ -359,7 +362,8 @@ bool FastPath::decode(std::string_view doc, size_t readable, ColumnBuilder& row)
   return object(obj, row_type_, row, true);
 }
 
-int FastPath::field_index(const Type& type, std::string_view key, size_t guess, bool is_root) const {
+int FastPath::field_index(const Type& type, std::string_view key, size_t guess,
+                          bool is_root) const {
   const size_t n = type.children.size();
   // Fields mostly arrive in schema order: the one after the last is tried first.
   if (unique_names_ && guess < n && same_name(type.children[guess]->name, key) &&
@@ -446,8 +450,8 @@ inline const char* plain_integer(const char* p, const char* end, const char* rea
     const uint64_t values = word - 0x3030303030303030;
     const uint64_t not_digit = (((word & 0xF0F0F0F0F0F0F0F0) ^ 0x3030303030303030) |
                                 ((values + 0x7676767676767676) & 0x8080808080808080));
-    const auto run = std::min<ptrdiff_t>(
-        not_digit == 0 ? 8 : __builtin_ctzll(not_digit) / 8, end - p);
+    const auto run =
+        std::min<ptrdiff_t>(not_digit == 0 ? 8 : __builtin_ctzll(not_digit) / 8, end - p);
     if (run > 0) {
       uint64_t digits = values << (64 - 8 * run);
       digits = digits * 10 + (digits >> 8);
@@ -572,7 +576,8 @@ bool FastPath::scan(std::string_view doc, size_t readable, ColumnBuilder& row) {
   return true;
 }
 
-bool FastPath::object(simdjson::dom::object obj, const Type& type, ColumnBuilder& out, bool is_root) {
+bool FastPath::object(simdjson::dom::object obj, const Type& type, ColumnBuilder& out,
+                      bool is_root) {
   const int64_t slot = out.length();
   const size_t n = type.children.size();
   size_t guess = 0;

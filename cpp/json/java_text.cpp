@@ -54,7 +54,9 @@ size_t decode_utf8_like_java(std::string_view bytes, std::vector<char16_t>& out)
   char16_t* const dst = out.data();
   size_t w = 0;
   size_t i = 0;
-  const auto at = [&](size_t k) { return static_cast<unsigned>(static_cast<unsigned char>(bytes[k])); };
+  const auto at = [&](size_t k) {
+    return static_cast<unsigned>(static_cast<unsigned char>(bytes[k]));
+  };
   constexpr char16_t kReplacement = 0xFFFD;
   size_t tail = SIZE_MAX;
   while (i < n) {
@@ -79,8 +81,8 @@ size_t decode_utf8_like_java(std::string_view bytes, std::vector<char16_t>& out)
       }
     } else if (b0 >= 0xE0 && b0 <= 0xEF) {
       if (remaining < 3) {
-        const bool bad_second =
-            remaining > 1 && ((b0 == 0xE0 && (at(i + 1) & 0xE0) == 0x80) || !continuation(at(i + 1)));
+        const bool bad_second = remaining > 1 && ((b0 == 0xE0 && (at(i + 1) & 0xE0) == 0x80) ||
+                                                  !continuation(at(i + 1)));
         if (!bad_second) tail = w;
         dst[w++] = kReplacement;
         i = bad_second ? i + 1 : n;  // an incomplete tail is one malformed sequence
@@ -117,8 +119,10 @@ size_t decode_utf8_like_java(std::string_view bytes, std::vector<char16_t>& out)
       const unsigned b1 = at(i + 1);
       const unsigned b2 = at(i + 2);
       const unsigned b3 = at(i + 3);
-      const unsigned cp = ((b0 & 0x07) << 18) | ((b1 & 0x3F) << 12) | ((b2 & 0x3F) << 6) | (b3 & 0x3F);
-      if (!continuation(b1) || !continuation(b2) || !continuation(b3) || cp < 0x10000 || cp > 0x10FFFF) {
+      const unsigned cp =
+          ((b0 & 0x07) << 18) | ((b1 & 0x3F) << 12) | ((b2 & 0x3F) << 6) | (b3 & 0x3F);
+      if (!continuation(b1) || !continuation(b2) || !continuation(b3) || cp < 0x10000 ||
+          cp > 0x10FFFF) {
         dst[w++] = kReplacement;
         if (b0 > 0xF4 || bad_second(b1)) {
           i += 1;

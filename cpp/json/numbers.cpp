@@ -56,7 +56,8 @@ bool split_decimal(std::string_view text, DecimalText& out, bool saturate = fals
       for (size_t k = exp_begin; k < i; ++k) exp = exp * 10 + (text[k] - '0');
     }
     if (exp_negative) exp = -exp;
-    if (!saturate && (exp > std::numeric_limits<int32_t>::max() || exp < std::numeric_limits<int32_t>::min())) {
+    if (!saturate &&
+        (exp > std::numeric_limits<int32_t>::max() || exp < std::numeric_limits<int32_t>::min())) {
       return false;
     }
     out.exponent = exp;
@@ -137,7 +138,8 @@ bool parse_decimal(std::string_view text, int precision, int scale, int128& unsc
   if (!split_decimal(text, d)) return false;
   // BigDecimal's scale (fraction digits minus exponent) must be an int.
   const int64_t own_scale = static_cast<int64_t>(d.frac_digits.size()) - d.exponent;
-  if (own_scale > std::numeric_limits<int32_t>::max() || own_scale < std::numeric_limits<int32_t>::min()) {
+  if (own_scale > std::numeric_limits<int32_t>::max() ||
+      own_scale < std::numeric_limits<int32_t>::min()) {
     return false;
   }
   // value = digits * 10^(exponent - frac_len); wanted: value * 10^scale, rounded HALF_UP.
@@ -159,7 +161,8 @@ bool parse_decimal(std::string_view text, int precision, int scale, int128& unsc
   const int64_t keep = shift >= 0 ? total : total + shift;
   for (int64_t k = 0; k < total; ++k) {
     const size_t uk = static_cast<size_t>(k);
-    const char c = uk < d.int_digits.size() ? d.int_digits[uk] : d.frac_digits[uk - d.int_digits.size()];
+    const char c =
+        uk < d.int_digits.size() ? d.int_digits[uk] : d.frac_digits[uk - d.int_digits.size()];
     const int digit = c - '0';
     if (k >= keep) {
       if (k == keep) round_up = digit >= 5;
@@ -232,7 +235,9 @@ int insignificant_digits_for_pow2(int p) {
 }
 
 // Two's complement wrap-around, as Java's int and long arithmetic.
-int32_t wrap32(int64_t v) { return static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(v))); }
+int32_t wrap32(int64_t v) {
+  return static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(v)));
+}
 int64_t wrap64(uint64_t v) { return static_cast<int64_t>(v); }
 int64_t add64(int64_t a, int64_t b) {
   return wrap64(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
@@ -445,8 +450,10 @@ void java_digits(uint64_t fract_bits, int bin_exp, int n_sig, JavaDecimal& out) 
   const int n_tiny_bits = std::max(0, n_fract_bits - bin_exp - 1);
   if (bin_exp <= 62 && bin_exp >= -21 && n_tiny_bits == 0) {
     // An integer below 2^63: exact digits.
-    const int insignificant = bin_exp > n_sig ? insignificant_digits_for_pow2(bin_exp - n_sig - 1) : 0;
-    const uint64_t value = bin_exp >= 52 ? fract_bits << (bin_exp - 52) : fract_bits >> (52 - bin_exp);
+    const int insignificant =
+        bin_exp > n_sig ? insignificant_digits_for_pow2(bin_exp - n_sig - 1) : 0;
+    const uint64_t value =
+        bin_exp >= 52 ? fract_bits << (bin_exp - 52) : fract_bits >> (52 - bin_exp);
     long_digits(value, insignificant, out);
     return;
   }
@@ -541,7 +548,7 @@ void java_digits(uint64_t fract_bits, int bin_exp, int n_sig, JavaDecimal& out) 
   } else {
     const BigNat s = pow52(s5, s2);
     BigNat b = pow52(b5, b2, fract);
-    BigNat m = pow52(m5 + 1, m2 + 1);         // 10 * M, scaled for the first digit
+    BigNat m = pow52(m5 + 1, m2 + 1);            // 10 * M, scaled for the first digit
     const BigNat ten_s = pow52(s5 + 1, s2 + 1);  // 10 * S
     BigNat scratch;
     int q = b.quo_rem_times10(s, scratch);

@@ -42,7 +42,8 @@ Options parse_options(const std::map<std::string, std::string>& options) {
   out.allow_numeric_leading_zeros = flag(options, "allowNumericLeadingZeros", false);
   out.allow_unquoted_field_names = flag(options, "allowUnquotedFieldNames", false);
   out.allow_comments = flag(options, "allowComments", false);
-  out.allow_backslash_escaping_any_character = flag(options, "allowBackslashEscapingAnyCharacter", false);
+  out.allow_backslash_escaping_any_character =
+      flag(options, "allowBackslashEscapingAnyCharacter", false);
   out.allow_unquoted_control_chars = flag(options, "allowUnquotedControlChars", false);
   out.timestamp_format = text(options, "timestampFormat");
   out.timestamp_ntz_format = text(options, "timestampNTZFormat");

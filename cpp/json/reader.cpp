@@ -37,7 +37,8 @@ void Reader::reset(const char16_t* units, size_t size, size_t tail) {
   non_numeric_ = kNotNonNumeric;
 }
 
-void Reader::reset_at_value(const char16_t* units, size_t size, size_t tail, size_t begin, int depth) {
+void Reader::reset_at_value(const char16_t* units, size_t size, size_t tail, size_t begin,
+                            int depth) {
   reset(units, size, tail);
   ptr_ = begin;
   const size_t d = static_cast<size_t>(depth);
@@ -339,8 +340,9 @@ int Reader::skip_ws_or_end() {
 
 int Reader::skip_comma(int c) {
   if (c != ',') {
-    fail(context().kind == Context::Object ? "Unexpected character: was expecting comma to separate Object entries"
-                                           : "Unexpected character: was expecting comma to separate Array entries");
+    fail(context().kind == Context::Object
+             ? "Unexpected character: was expecting comma to separate Object entries"
+             : "Unexpected character: was expecting comma to separate Array entries");
   }
   return skip_after_comma();
 }
@@ -376,7 +378,8 @@ int Reader::skip_colon() {
         continue;
       }
       if (got_colon) return c;
-      if (c != ':') fail("Unexpected character: was expecting a colon to separate field name and value");
+      if (c != ':')
+        fail("Unexpected character: was expecting a colon to separate field name and value");
       got_colon = true;
       continue;
     }
@@ -490,8 +493,9 @@ void Reader::handle_odd_name(int c) {
     fail("Unexpected character: was expecting double-quote to start field name");
   }
   if (!unquoted_name_char(c)) {
-    fail("Unexpected character: was expecting either valid name character (for unquoted name) or "
-         "double-quote (for quoted) to start field name");
+    fail(
+        "Unexpected character: was expecting either valid name character (for unquoted name) or "
+        "double-quote (for quoted) to start field name");
   }
   begin_text(name_scratch_);
   add_unit(c);
@@ -559,7 +563,8 @@ void Reader::finish_string() {
   add_units(ptr_, ptr);
   ptr_ = ptr;
   for (;;) {
-    if (ptr_ >= end_) fail("Unexpected end-of-input: was expecting closing quote for a string value");
+    if (ptr_ >= end_)
+      fail("Unexpected end-of-input: was expecting closing quote for a string value");
     int c = buf_[ptr_++];
     if (c == '"') break;
     if (c == '\\') {
@@ -575,7 +580,8 @@ void Reader::finish_string() {
 void Reader::skip_string() {
   token_incomplete_ = false;
   for (;;) {
-    if (ptr_ >= end_) fail("Unexpected end-of-input: was expecting closing quote for a string value");
+    if (ptr_ >= end_)
+      fail("Unexpected end-of-input: was expecting closing quote for a string value");
     const int c = buf_[ptr_++];
     if (c <= '\\') {
       if (c == '\\') {
@@ -592,7 +598,8 @@ Token Reader::handle_apos() {
   // A single-quoted string is read eagerly.
   begin_text(string_text_);
   for (;;) {
-    if (ptr_ >= end_) fail("Unexpected end-of-input: was expecting closing quote for a string value");
+    if (ptr_ >= end_)
+      fail("Unexpected end-of-input: was expecting closing quote for a string value");
     int c = buf_[ptr_++];
     if (c <= '\\') {
       if (c == '\\') {
@@ -630,8 +637,9 @@ void Reader::report_invalid_token(size_t matched_length) {
     ++ptr_;
     if (++length >= kMaxErrorTokenLength) break;
   }
-  fail("Unrecognized token: was expecting (JSON String, Number, Array, Object or token 'null', "
-       "'true' or 'false')");
+  fail(
+      "Unrecognized token: was expecting (JSON String, Number, Array, Object or token 'null', "
+      "'true' or 'false')");
 }
 
 Token Reader::handle_odd_value(int c) {
@@ -646,7 +654,9 @@ Token Reader::handle_odd_value(int c) {
     case 'I':
       match_token("Infinity", 1);
       if (options_.allow_non_numeric_numbers) return reset_as_nan("Infinity", 1);
-      fail("Non-standard token 'Infinity': enable `JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS` to allow");
+      fail(
+          "Non-standard token 'Infinity': enable `JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS` to "
+          "allow");
     case '+':
       if (ptr_ >= end_) fail("Unexpected end-of-input in a Number value");
       return handle_invalid_number_start(buf_[ptr_++], false, true);
@@ -654,8 +664,9 @@ Token Reader::handle_odd_value(int c) {
       break;
   }
   if (java_identifier_start(c)) report_invalid_token(1);
-  fail("Unexpected character: expected a valid value (JSON String, Number, Array, Object or token "
-       "'null', 'true' or 'false')");
+  fail(
+      "Unexpected character: expected a valid value (JSON String, Number, Array, Object or token "
+      "'null', 'true' or 'false')");
 }
 
 }  // namespace sliceflow::json

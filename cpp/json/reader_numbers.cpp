@@ -91,7 +91,7 @@ inline void Reader::end_fast_number(int c, size_t start, size_t ptr) {
 // After the integer digits of the fast routines: a '.' or an exponent goes on as a float,
 // anything else ends an integer.
 inline Token Reader::after_fast_digits(int c, size_t start, size_t ptr, bool negative,
-                                      int int_len) {
+                                       int int_len) {
   if (c == '.' || (c | 0x20) == 'e') {
     ptr_ = ptr;
     return parse_float(c, start, ptr, negative, int_len);
@@ -128,7 +128,8 @@ Token Reader::parse_float(int c, size_t start, size_t ptr, bool negative, int in
       if (!is_digit(c)) break;
       ++fract_len;
     }
-    if (fract_len == 0) fail("Unexpected character in numeric value: Decimal point not followed by a digit");
+    if (fract_len == 0)
+      fail("Unexpected character in numeric value: Decimal point not followed by a digit");
   }
   int exp_len = 0;
   if ((c | 0x20) == 'e') {
@@ -143,7 +144,8 @@ Token Reader::parse_float(int c, size_t start, size_t ptr, bool negative, int in
       if (ptr >= input_end) return parse_number2(negative, start);
       c = buf_[ptr++];
     }
-    if (exp_len == 0) fail("Unexpected character in numeric value: Exponent indicator not followed by a digit");
+    if (exp_len == 0)
+      fail("Unexpected character in numeric value: Exponent indicator not followed by a digit");
   }
   end_fast_number(c, start, ptr);
   return reset_float(int_len, fract_len, exp_len);
@@ -205,7 +207,8 @@ Token Reader::parse_number2(bool negative, size_t start) {
       ++fract_len;
       number_text_.push_back(static_cast<char>(c));
     }
-    if (fract_len == 0) fail("Unexpected character in numeric value: Decimal point not followed by a digit");
+    if (fract_len == 0)
+      fail("Unexpected character in numeric value: Decimal point not followed by a digit");
   }
   int exp_len = -1;
   if ((c | 0x20) == 'e') {
@@ -227,7 +230,8 @@ Token Reader::parse_number2(bool negative, size_t start) {
       }
       c = buf_[ptr_++];
     }
-    if (exp_len == 0) fail("Unexpected character in numeric value: Exponent indicator not followed by a digit");
+    if (exp_len == 0)
+      fail("Unexpected character in numeric value: Exponent indicator not followed by a digit");
   }
   if (!eof) {
     --ptr_;
@@ -241,7 +245,8 @@ int Reader::verify_no_leading_zeroes() {
   if (ptr_ >= end_) return '0';
   int c = buf_[ptr_];
   if (!is_digit(c)) return '0';
-  if (!options_.allow_numeric_leading_zeros) fail("Invalid numeric value: Leading zeroes not allowed");
+  if (!options_.allow_numeric_leading_zeros)
+    fail("Invalid numeric value: Leading zeroes not allowed");
   ++ptr_;
   if (c == '0') {
     while (ptr_ < end_) {
@@ -259,17 +264,21 @@ Token Reader::handle_invalid_number_start(int c, bool negative, bool has_sign) {
     if (ptr_ >= end_) fail("Unexpected end-of-input in a Number value");
     c = buf_[ptr_++];
     if (c == 'N' || c == 'n') {
-      const char* word = c == 'N' ? (negative ? "-INF" : "+INF") : (negative ? "-Infinity" : "+Infinity");
+      const char* word =
+          c == 'N' ? (negative ? "-INF" : "+INF") : (negative ? "-Infinity" : "+Infinity");
       match_token(word, 3);
       if (options_.allow_non_numeric_numbers) return reset_as_nan(word, negative ? -1 : 1);
       fail("Non-standard token: enable `JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS` to allow");
     }
   }
   if (has_sign && !negative) {
-    fail("Unexpected character ('+') in numeric value: JSON spec does not allow numbers to have plus signs");
+    fail(
+        "Unexpected character ('+') in numeric value: JSON spec does not allow numbers to have "
+        "plus signs");
   }
-  fail(negative ? "Unexpected character in numeric value: expected digit (0-9) to follow minus sign"
-                : "Unexpected character in numeric value: expected digit (0-9) for valid numeric value");
+  fail(negative
+           ? "Unexpected character in numeric value: expected digit (0-9) to follow minus sign"
+           : "Unexpected character in numeric value: expected digit (0-9) for valid numeric value");
 }
 
 }  // namespace sliceflow::json

@@ -131,8 +131,8 @@ bool java_decimal_text(std::string_view text, std::string& out) {
     const size_t length = c < 0xE0 ? 2 : (c < 0xF0 ? 3 : 4);
     if (length == 4 || i + length > text.size()) return false;
     const auto cont = [&](size_t k) { return static_cast<unsigned char>(text[i + k]) & 0x3Fu; };
-    const uint32_t cp = length == 2 ? ((c & 0x1Fu) << 6) | cont(1)
-                                    : ((c & 0x0Fu) << 12) | (cont(1) << 6) | cont(2);
+    const uint32_t cp =
+        length == 2 ? ((c & 0x1Fu) << 6) | cont(1) : ((c & 0x0Fu) << 12) | (cont(1) << 6) | cont(2);
     bool digit = false;
     for (const uint16_t zero : kZeros) {
       if (cp >= zero && cp <= zero + 9u) {
@@ -202,7 +202,8 @@ void append_quoted(std::string_view s, std::string& out) {
         if (c < 0x20) {
           append_hex_unit(c, out);
         } else if (c >= 0xF0 && i + 3 < s.size()) {
-          const uint32_t cp = ((c & 0x07u) << 18) | ((static_cast<unsigned char>(s[i + 1]) & 0x3Fu) << 12) |
+          const uint32_t cp = ((c & 0x07u) << 18) |
+                              ((static_cast<unsigned char>(s[i + 1]) & 0x3Fu) << 12) |
                               ((static_cast<unsigned char>(s[i + 2]) & 0x3Fu) << 6) |
                               (static_cast<unsigned char>(s[i + 3]) & 0x3Fu);
           append_hex_unit(0xD800 + ((cp - 0x10000) >> 10), out);
@@ -275,7 +276,8 @@ std::string_view corrupt_record_text(std::string_view doc, const std::vector<cha
 
 SparkConverter::SparkConverter(const Type& row_type, const Options& options)
     : row_type_(row_type), options_(options), reader_(options) {
-  timestamp_pattern_ = compile_json_pattern(options.timestamp_format, false, timestamp_pattern_error_);
+  timestamp_pattern_ =
+      compile_json_pattern(options.timestamp_format, false, timestamp_pattern_error_);
   timestamp_ntz_pattern_ =
       compile_json_pattern(options.timestamp_ntz_format, true, timestamp_ntz_pattern_error_);
   date_pattern_ = compile_json_pattern(options.date_format, false, date_pattern_error_);
@@ -299,8 +301,9 @@ void SparkConverter::failed_conversion(Reader& reader, Token token, const Type& 
   }
   const std::string* name = reader.current_name();
   throw ConversionError("Cannot parse the field name " + (name ? "'" + *name + "'" : "null") +
-                        " and the value " + std::string(reader.text()) + " of the JSON token type " +
-                        token_name(token) + " to target Spark data type " + type_name(type));
+                        " and the value " + std::string(reader.text()) +
+                        " of the JSON token type " + token_name(token) +
+                        " to target Spark data type " + type_name(type));
 }
 
 bool SparkConverter::convert_value(Reader& reader, const Type& type, ColumnBuilder& out) {
@@ -327,14 +330,16 @@ bool SparkConverter::convert_value(Reader& reader, const Type& type, ColumnBuild
       break;
     case Kind::Int16:
       if (token == Token::NumberInt) {
-        out.append_fixed<int16_t>(static_cast<int16_t>(integer_in(reader, -32768, 32767, "Java short")));
+        out.append_fixed<int16_t>(
+            static_cast<int16_t>(integer_in(reader, -32768, 32767, "Java short")));
         return false;
       }
       break;
     case Kind::Int32:
       if (token == Token::NumberInt) {
-        out.append_fixed<int32_t>(static_cast<int32_t>(integer_in(
-            reader, std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max(), "int")));
+        out.append_fixed<int32_t>(
+            static_cast<int32_t>(integer_in(reader, std::numeric_limits<int32_t>::min(),
+                                            std::numeric_limits<int32_t>::max(), "int")));
         return false;
       }
       break;
@@ -363,12 +368,14 @@ bool SparkConverter::convert_value(Reader& reader, const Type& type, ColumnBuild
         const std::string_view t = reader.text();
         if (options_.allow_non_numeric_numbers && t == "NaN") {
           value = std::numeric_limits<double>::quiet_NaN();
-        } else if (options_.allow_non_numeric_numbers && (t == "+INF" || t == "+Infinity" || t == "Infinity")) {
+        } else if (options_.allow_non_numeric_numbers &&
+                   (t == "+INF" || t == "+Infinity" || t == "Infinity")) {
           value = std::numeric_limits<double>::infinity();
         } else if (options_.allow_non_numeric_numbers && (t == "-INF" || t == "-Infinity")) {
           value = -std::numeric_limits<double>::infinity();
         } else {
-          throw ConversionError("Cannot parse the string '" + std::string(t) + "' as " + type_name(type));
+          throw ConversionError("Cannot parse the string '" + std::string(t) + "' as " +
+                                type_name(type));
         }
       } else {
         break;
@@ -564,14 +571,16 @@ void SparkConverter::convert_date(std::string_view text, ColumnBuilder& out) {
   throw ConversionError("Text '" + std::string(text) + "' could not be parsed as a DATE");
 }
 
-void SparkConverter::convert_timestamp(std::string_view text, const Type& type, ColumnBuilder& out) {
-  const std::string& pattern_error = type.is_ntz() ? timestamp_ntz_pattern_error_ : timestamp_pattern_error_;
+void SparkConverter::convert_timestamp(std::string_view text, const Type& type,
+                                       ColumnBuilder& out) {
+  const std::string& pattern_error =
+      type.is_ntz() ? timestamp_ntz_pattern_error_ : timestamp_pattern_error_;
   if (!pattern_error.empty()) throw ConversionError(pattern_error);
   int64_t micros = 0;
   bool ok = false;
   if (type.is_ntz()) {
     ok = timestamp_ntz_pattern_ ? timestamp_ntz_pattern_->parse_timestamp_ntz(text, micros)
-                                    : json_default_parse_timestamp_ntz(text, micros);
+                                : json_default_parse_timestamp_ntz(text, micros);
   } else if (timestamp_pattern_) {
     ok = timestamp_pattern_->parse_timestamp(text, options_.time_zone, micros);
   } else {
@@ -612,7 +621,8 @@ bool SparkConverter::convert_object(Reader& reader, const Type& type, ColumnBuil
   bool bad = false;
   // Spark: while (nextUntil(parser, END_OBJECT)) { getFieldIndex(currentName) ... }; errors
   // of nextToken and skipChildren leave the object, conversion errors only fail the field.
-  for (Token t = reader.next_token(); t != Token::None && t != Token::EndObject; t = reader.next_token()) {
+  for (Token t = reader.next_token(); t != Token::None && t != Token::EndObject;
+       t = reader.next_token()) {
     const int index = field_index(type, reader.current_name(), is_root);
     if (index < 0) {
       reader.skip_children();
@@ -650,7 +660,8 @@ bool SparkConverter::convert_array(Reader& reader, const Type& type, ColumnBuild
   ColumnBuilder& elements = out.child(0);
   const Type& element_type = *type.children[0];
   bool partial = false;
-  for (Token t = reader.next_token(); t != Token::None && t != Token::EndArray; t = reader.next_token()) {
+  for (Token t = reader.next_token(); t != Token::None && t != Token::EndArray;
+       t = reader.next_token()) {
     // Only partial values are caught here; any other failure leaves the array unread.
     if (convert_value(reader, element_type, elements)) partial = true;
   }
@@ -671,7 +682,8 @@ bool SparkConverter::convert_map(Reader& reader, const Type& type, ColumnBuilder
   bool partial = false;
   bool bad = false;
   std::string bad_reason;
-  for (Token t = reader.next_token(); t != Token::None && t != Token::EndObject; t = reader.next_token()) {
+  for (Token t = reader.next_token(); t != Token::None && t != Token::EndObject;
+       t = reader.next_token()) {
     std::string& key = map_keys_[map_depth_ - 1];
     const std::string* name = reader.current_name();
     key.assign(name ? *name : std::string());

@@ -124,10 +124,11 @@ size_t parse_byte_size(std::string_view text, std::string_view what) {
   const std::string_view unit = t.substr(digits);
   const int shift = unit_shift(unit);
   if (digits == 0 || shift < 0) {
-    const std::string hint = !unit.empty() && unit.front() == '.'
-                                 ? " (fractional values are not supported)"
-                                 : " (a byte size: a whole number with an optional unit b, k, m, g, "
-                                   "t, p, e.g. '64m')";
+    const std::string hint =
+        !unit.empty() && unit.front() == '.'
+            ? " (fractional values are not supported)"
+            : " (a byte size: a whole number with an optional unit b, k, m, g, "
+              "t, p, e.g. '64m')";
     throw std::invalid_argument(std::string(what) + " = " + quoted(text) + ": not a byte size" +
                                 hint);
   }

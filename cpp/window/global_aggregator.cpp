@@ -31,15 +31,18 @@ GlobalAggregator::GlobalAggregator(Plan plan, std::unique_ptr<Type> partial_type
   }
   const auto& oc = output_type_->children;
   const size_t keys = static_cast<size_t>(plan_.num_keys);
-  if (oc.size() != 3 + keys + plan_.aggs.size()) plan_mismatch("the output schema does not match the plan");
+  if (oc.size() != 3 + keys + plan_.aggs.size())
+    plan_mismatch("the output schema does not match the plan");
   for (size_t i = 0; i < 3; ++i) {
-    if (oc[i]->kind != Kind::TimestampUs) plan_mismatch("window bounds must be timestamp[us] columns");
+    if (oc[i]->kind != Kind::TimestampUs)
+      plan_mismatch("window bounds must be timestamp[us] columns");
   }
   for (size_t k = 0; k < keys; ++k) key_out_.push_back(&out_.child(3 + k));
   agg::check_implied_schemas(partial_layout(), plan_.aggs, *partial_type_, *output_type_,
                              kFirstOutputAggColumn + keys);
-  for (const agg::AggColumns& columns : agg::agg_columns(agg::StateForm::SlicePartial, plan_.aggs, *partial_type_,
-                                                        kFirstPartialColumn, *output_type_, 3 + keys, plan_.ansi)) {
+  for (const agg::AggColumns& columns :
+       agg::agg_columns(agg::StateForm::SlicePartial, plan_.aggs, *partial_type_,
+                        kFirstPartialColumn, *output_type_, 3 + keys, plan_.ansi)) {
     aggs_.push_back(make_window_agg({columns, plan_.kind != WindowKind::Cumulate}, &stats_.sweep));
   }
 }
@@ -61,11 +64,13 @@ void GlobalAggregator::add(const ArrowSchema& schema, ArrowArray* array, int inp
     if (input != 0 && input != 1) plan_mismatch("the input must be 0 or 1");
     if (input == 0 && rows_added_[1] > 0) plan_mismatch("all of input 0 must come before input 1");
     // (Batch mode fires a TUMBLE window as soon as the next row of input 0 is another slice.)
-    if (input == 1 && stats_.partials_in > 0) plan_mismatch("input 1 must be added before the first pull");
+    if (input == 1 && stats_.partials_in > 0)
+      plan_mismatch("input 1 must be added before the first pull");
     batch.view = std::make_unique<ColumnView>(schema, batch.array);
     const ColumnView& v = *batch.view;
     if (v.layout() != arrow::Layout::Struct || v.num_children() != partial_type_->children.size() ||
-        v.child(0).layout() != arrow::Layout::String || v.child(1).layout() != arrow::Layout::Int64) {
+        v.child(0).layout() != arrow::Layout::String ||
+        v.child(1).layout() != arrow::Layout::Int64) {
       plan_mismatch("the batch does not have the partial schema's columns");
     }
     if (v.child(0).may_have_nulls() || v.child(1).may_have_nulls()) {
@@ -287,9 +292,11 @@ void GlobalAggregator::emit(int128 start, int128 end) {
   ++stats_.windows_fired;
 }
 
-void GlobalAggregator::emit_single(int128 start, int128 end, const ColumnView& partials, int64_t row) {
+void GlobalAggregator::emit_single(int128 start, int128 end, const ColumnView& partials,
+                                   int64_t row) {
   const size_t base = append_window_head(start, end);
-  for (size_t a = 0; a < aggs_.size(); ++a) aggs_[a]->emit_single(partials, row, out_.child(base + a));
+  for (size_t a = 0; a < aggs_.size(); ++a)
+    aggs_[a]->emit_single(partials, row, out_.child(base + a));
   out_.finish_struct();
   ++stats_.windows_fired;
 }

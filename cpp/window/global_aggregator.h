@@ -33,7 +33,14 @@ struct GlobalStats {
   SweepCounters sweep;
   // The counters by name, as the bindings' stats() dicts show them.
   std::vector<std::pair<const char*, int64_t>> named() const {
-    return {{"partials_in", partials_in}, {"slices", slices}, {"windows_fired", windows_fired}, {"windows_out_of_range", windows_out_of_range}, {"partials_carried", partials_carried}, {"slices_merged", sweep.slices_merged}, {"slices_retracted", sweep.slices_retracted}, {"partials_combined", sweep.partials_combined}};
+    return {{"partials_in", partials_in},
+            {"slices", slices},
+            {"windows_fired", windows_fired},
+            {"windows_out_of_range", windows_out_of_range},
+            {"partials_carried", partials_carried},
+            {"slices_merged", sweep.slices_merged},
+            {"slices_retracted", sweep.slices_retracted},
+            {"partials_combined", sweep.partials_combined}};
   }
 };
 

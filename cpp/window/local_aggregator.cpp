@@ -4,9 +4,9 @@
 #include <limits>
 #include <stdexcept>
 
-#include "arrow/column_view.h"
 #include "agg/key_codec.h"
 #include "agg/values.h"
+#include "arrow/column_view.h"
 
 namespace sliceflow::window {
 
@@ -22,13 +22,15 @@ LocalAggregator::LocalAggregator(Plan plan, const Type& input, std::unique_ptr<T
       partial_type_(std::move(partial_type)),
       partial_(*partial_type_) {
   if (input.kind != Kind::Struct) plan_mismatch("the input schema must be a struct of columns");
-  if (input_columns_ <= static_cast<size_t>(plan_.num_keys)) plan_mismatch("the input has no time column");
+  if (input_columns_ <= static_cast<size_t>(plan_.num_keys))
+    plan_mismatch("the input has no time column");
   for (const AggPlan& agg : plan_.aggs) {
     if (agg.arg >= static_cast<int>(input_columns_)) {
       plan_mismatch("an aggregate's argument column is out of range");
     }
   }
-  agg::check_state_schema(partial_layout(), plan_.aggs, agg::argument_types(plan_.aggs, input), *partial_type_);
+  agg::check_state_schema(partial_layout(), plan_.aggs, agg::argument_types(plan_.aggs, input),
+                          *partial_type_);
   int column = kFirstPartialColumn;
   for (const AggPlan& agg : plan_.aggs) {
     first_column_.push_back(column);
@@ -37,8 +39,7 @@ LocalAggregator::LocalAggregator(Plan plan, const Type& input, std::unique_ptr<T
 }
 
 void LocalAggregator::check_types(const ColumnView& input) const {
-  if (input.layout() != Layout::Struct ||
-      input.num_children() != input_columns_) {
+  if (input.layout() != Layout::Struct || input.num_children() != input_columns_) {
     plan_mismatch("the batch does not have the input schema's columns");
   }
   const ColumnView& time = input.child(static_cast<size_t>(plan_.num_keys));
@@ -75,7 +76,9 @@ void LocalAggregator::check_types(const ColumnView& input) const {
         if (ok) agg::check_key_type(arg.layout(), *first.children[0]);
         break;
     }
-    if (!ok) plan_mismatch("partial column '" + first.name + "' does not fit its argument '" + arg.name() + "'");
+    if (!ok)
+      plan_mismatch("partial column '" + first.name + "' does not fit its argument '" + arg.name() +
+                    "'");
   }
 }
 
@@ -84,7 +87,8 @@ bool LocalAggregator::add(const ArrowSchema& schema, const ArrowArray& array) {
   check_types(input);
   if (aggs_.empty() && !plan_.aggs.empty()) {
     for (const AggPlan& agg : plan_.aggs) {
-      aggs_.push_back(make_local_agg(agg, agg.arg < 0 ? nullptr : &input.child(static_cast<size_t>(agg.arg))));
+      aggs_.push_back(
+          make_local_agg(agg, agg.arg < 0 ? nullptr : &input.child(static_cast<size_t>(agg.arg))));
     }
   }
   const int64_t rows = input.length();
@@ -92,7 +96,8 @@ bool LocalAggregator::add(const ArrowSchema& schema, const ArrowArray& array) {
 
   const ColumnView& time = input.child(static_cast<size_t>(plan_.num_keys));
   std::vector<const ColumnView*> key_columns;
-  for (int k = 0; k < plan_.num_keys; ++k) key_columns.push_back(&input.child(static_cast<size_t>(k)));
+  for (int k = 0; k < plan_.num_keys; ++k)
+    key_columns.push_back(&input.child(static_cast<size_t>(k)));
   agg::KeyEncoder keys(std::move(key_columns));
   // A chunk of rows at a time, each step a pass over the chunk: slices, keys, one hash-map
   // probe per row. The per-row arrays are one chunk long, so that they stay in the cache
@@ -159,7 +164,8 @@ bool LocalAggregator::add(const ArrowSchema& schema, const ArrowArray& array) {
       for (size_t j = 0; j < n; ++j) {
         if (j + kAhead < n) buffer_.prefetch(hashes[j + kAhead]);
         if (slots[j] == kSkipRow) continue;
-        slots[j] = buffer_.find_or_insert(keys.key(begin + static_cast<int64_t>(j)), hashes[j], slice[j]);
+        slots[j] =
+            buffer_.find_or_insert(keys.key(begin + static_cast<int64_t>(j)), hashes[j], slice[j]);
       }
     }
     fold(input, fold_begin, fold_end);
@@ -212,8 +218,8 @@ void LocalAggregator::fold(const arrow::ColumnView& input, int64_t begin, int64_
   for (size_t a = 0; a < aggs_.size(); ++a) {
     const int arg = plan_.aggs[a].arg;
     aggs_[a]->grow(buffer_.size());
-    aggs_[a]->update(arg < 0 ? nullptr : &input.child(static_cast<size_t>(arg)), time, fold_rows_.data(),
-                     fold_order_.data(), m, begin);
+    aggs_[a]->update(arg < 0 ? nullptr : &input.child(static_cast<size_t>(arg)), time,
+                     fold_rows_.data(), fold_order_.data(), m, begin);
   }
 }
 
@@ -260,7 +266,8 @@ void LocalAggregator::flush() {
     for (size_t a = 0; a < aggs_.size(); ++a) {
       arrays_.clear();
       aggs_[a]->export_arrays(arrays_);
-      gather([&](uint32_t slot) { aggs_[a]->export_slot(slot, columns.data() + first_column_[a]); });
+      gather(
+          [&](uint32_t slot) { aggs_[a]->export_slot(slot, columns.data() + first_column_[a]); });
     }
     for (size_t s = 0; s < slots; ++s) partial_.finish_struct();
   } else {

@@ -29,7 +29,13 @@ struct LocalStats {
   int64_t bundle_flushes = 0;
   // The counters by name, as the bindings' stats() dicts show them.
   std::vector<std::pair<const char*, int64_t>> named() const {
-    return {{"rows_in", rows_in}, {"rows_null_time", rows_null_time}, {"rows_out_of_range", rows_out_of_range}, {"rows_late", rows_late}, {"late_row_windows", late_row_windows}, {"partials_out", partials_out}, {"bundle_flushes", bundle_flushes}};
+    return {{"rows_in", rows_in},
+            {"rows_null_time", rows_null_time},
+            {"rows_out_of_range", rows_out_of_range},
+            {"rows_late", rows_late},
+            {"late_row_windows", late_row_windows},
+            {"partials_out", partials_out},
+            {"bundle_flushes", bundle_flushes}};
   }
 };
 
@@ -69,13 +75,13 @@ class LocalAggregator {
   arrow::ColumnBuilder partial_;
   SliceTable buffer_;
   std::vector<std::unique_ptr<LocalAgg>> aggs_;
-  std::vector<int> first_column_;  // per aggregate, its first partial column
-  std::vector<uint32_t> fold_slots_;  // per row of the rows being added: its slot
-  std::vector<uint64_t> hashes_;      // per row of the chunk being added: its key's hash
-  bundle::HugeVector<uint32_t> order_;   // flush (sort_partials): the slots grouped by key
-  bundle::HugeVector<size_t> key_end_;   // and where each key's slots end in order_
-  std::vector<SlotArray> arrays_;  // flush: what export reads per slot
-  std::vector<int64_t> slice_starts_;  // and slice start
+  std::vector<int> first_column_;       // per aggregate, its first partial column
+  std::vector<uint32_t> fold_slots_;    // per row of the rows being added: its slot
+  std::vector<uint64_t> hashes_;        // per row of the chunk being added: its key's hash
+  bundle::HugeVector<uint32_t> order_;  // flush (sort_partials): the slots grouped by key
+  bundle::HugeVector<size_t> key_end_;  // and where each key's slots end in order_
+  std::vector<SlotArray> arrays_;       // flush: what export reads per slot
+  std::vector<int64_t> slice_starts_;   // and slice start
   // fold(): the rows (from its begin) grouped by slot range, their slots, where groups start.
   std::vector<uint32_t> fold_rows_;
   std::vector<uint32_t> fold_order_;

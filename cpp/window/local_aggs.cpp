@@ -4,11 +4,11 @@
 #include <string>
 #include <type_traits>
 
-#include "bundle/bundle_buffer.h"
-#include "bundle/huge_pages.h"
 #include "agg/decimal_math.h"
 #include "agg/key_codec.h"
 #include "agg/values.h"
+#include "bundle/bundle_buffer.h"
+#include "bundle/huge_pages.h"
 
 namespace sliceflow::window {
 namespace {
@@ -237,11 +237,13 @@ class DistinctLocal final : public LocalAgg {
   void prepare_export(size_t slots) override {
     // Counting sort of the distinct entries by slot.
     begin_.assign(slots + 1, 0);
-    for (uint32_t id = 0; id < values_.size(); ++id) ++begin_[static_cast<size_t>(values_.slice(id)) + 1];
+    for (uint32_t id = 0; id < values_.size(); ++id)
+      ++begin_[static_cast<size_t>(values_.slice(id)) + 1];
     for (size_t s = 0; s < slots; ++s) begin_[s + 1] += begin_[s];
     order_.resize(values_.size());
     std::vector<uint32_t> at(begin_.begin(), begin_.end() - 1);
-    for (uint32_t id = 0; id < values_.size(); ++id) order_[at[static_cast<size_t>(values_.slice(id))]++] = id;
+    for (uint32_t id = 0; id < values_.size(); ++id)
+      order_[at[static_cast<size_t>(values_.slice(id))]++] = id;
   }
   // Its entries are grouped by slot at prepare_export, and read in that order.
   void export_arrays(std::vector<SlotArray>& out) const override {
@@ -310,10 +312,12 @@ std::unique_ptr<LocalAgg> make_local_agg(const AggPlan& agg, const ColumnView* a
       default:
         break;
     }
-    throw std::invalid_argument(std::string(agg_fn_name(agg.fn)) + " needs a numeric column, not '" +
-                                arg->name() + "' (" + arg->format() + ")");
+    throw std::invalid_argument(std::string(agg_fn_name(agg.fn)) +
+                                " needs a numeric column, not '" + arg->name() + "' (" +
+                                arg->format() + ")");
   }
-  return agg::with_values(vc, [&](auto values) { return make_for_values<decltype(values)>(agg.fn); });
+  return agg::with_values(vc,
+                          [&](auto values) { return make_for_values<decltype(values)>(agg.fn); });
 }
 
 }  // namespace sliceflow::window

@@ -28,8 +28,8 @@ class LocalAgg {
   virtual void grow(size_t slots) = 0;
   // Folds row base + rows[k] of a batch into slot slots[k], for k < n; a slot's rows come in
   // row order. `arg` is the argument column (null for count(*)), `time` the event times.
-  virtual void update(const arrow::ColumnView* arg, const arrow::ColumnView& time, const uint32_t* rows,
-                      const uint32_t* slots, size_t n, int64_t base) = 0;
+  virtual void update(const arrow::ColumnView* arg, const arrow::ColumnView& time,
+                      const uint32_t* rows, const uint32_t* slots, size_t n, int64_t base) = 0;
   // Called once before the slots are exported (in any order).
   virtual void prepare_export(size_t /*slots*/) {}
   // Adds the arrays export_slot reads a slot's accumulators from: a flush writes slots in

@@ -6,7 +6,8 @@
 namespace sliceflow::window {
 
 void Plan::validate() const {
-  if (size <= 0 || slide <= 0) throw std::invalid_argument("window size and slide must be positive");
+  if (size <= 0 || slide <= 0)
+    throw std::invalid_argument("window size and slide must be positive");
   switch (kind) {
     case WindowKind::Tumble:
       if (slide != size) throw std::invalid_argument("a tumbling window slides by its size");
@@ -18,7 +19,8 @@ void Plan::validate() const {
       break;
     case WindowKind::Cumulate:
       if (size % slide != 0) {
-        throw std::invalid_argument("a cumulating window's max size must be a multiple of its step");
+        throw std::invalid_argument(
+            "a cumulating window's max size must be a multiple of its step");
       }
       break;
   }
@@ -31,18 +33,23 @@ void Plan::validate() const {
       throw std::invalid_argument("aggregate argument column out of range");
     }
     if (agg.arg == -1 && agg.fn != AggFn::Count) {
-      throw std::invalid_argument(std::string(agg::agg_fn_name(agg.fn)) + " needs an argument column");
+      throw std::invalid_argument(std::string(agg::agg_fn_name(agg.fn)) +
+                                  " needs an argument column");
     }
   }
 }
 
 const agg::StateLayout& partial_layout() {
-  static const agg::StateLayout layout{agg::StateForm::SlicePartial, "window kernel", "partial",
-                                       {{"__key", arrow::Kind::Binary}, {"__slice", arrow::Kind::Int64}}};
+  static const agg::StateLayout layout{
+      agg::StateForm::SlicePartial,
+      "window kernel",
+      "partial",
+      {{"__key", arrow::Kind::Binary}, {"__slice", arrow::Kind::Int64}}};
   return layout;
 }
 
-std::unique_ptr<arrow::Type> partial_schema(const Plan& plan, const std::vector<const arrow::Type*>& args) {
+std::unique_ptr<arrow::Type> partial_schema(const Plan& plan,
+                                            const std::vector<const arrow::Type*>& args) {
   return agg::state_schema(partial_layout(), plan.aggs, args);
 }
 
@@ -71,6 +78,8 @@ Plan parse_plan(const agg::PlanFields& f) {
   return plan;
 }
 
-void plan_mismatch(const std::string& what) { throw std::invalid_argument("window kernel: " + what); }
+void plan_mismatch(const std::string& what) {
+  throw std::invalid_argument("window kernel: " + what);
+}
 
 }  // namespace sliceflow::window

@@ -42,7 +42,9 @@ struct Plan {
 Plan parse_plan(const agg::PlanFields& fields);
 
 // How many partial columns an aggregate writes (docs/window-kernel.md, "Partial schema").
-inline int partial_columns(AggFn fn) { return agg::state_columns(agg::StateForm::SlicePartial, fn); }
+inline int partial_columns(AggFn fn) {
+  return agg::state_columns(agg::StateForm::SlicePartial, fn);
+}
 // __key and __slice come before the aggregates' partial columns.
 constexpr int kFirstPartialColumn = 2;
 // The partial schema's layout (docs/window-kernel.md, "Partial schema"): __key, __slice, then
@@ -53,7 +55,8 @@ const agg::StateLayout& partial_layout();
 // The partial schema of `plan` for its arguments' types (`args[a]`; nullptr: count(*)). Throws
 // std::invalid_argument("window kernel: aggregate <i>: ...") for an argument type its function
 // does not take.
-std::unique_ptr<arrow::Type> partial_schema(const Plan& plan, const std::vector<const arrow::Type*>& args);
+std::unique_ptr<arrow::Type> partial_schema(const Plan& plan,
+                                            const std::vector<const arrow::Type*>& args);
 // The output's first aggregate column: window_start, window_end, window_time and the keys come
 // before the aggregates'.
 constexpr size_t kFirstOutputAggColumn = 3;

@@ -26,8 +26,8 @@ class SliceAssigner {
       : size_(plan.size),
         slide_(plan.slide),
         slice_(plan.kind == WindowKind::Hop ? std::gcd(plan.size, plan.slide) : plan.slide),
-        window_phase_(floor_mod(plan.offset, plan.kind == WindowKind::Cumulate ? plan.size
-                                                                              : plan.slide)),
+        window_phase_(
+            floor_mod(plan.offset, plan.kind == WindowKind::Cumulate ? plan.size : plan.slide)),
         slice_phase_(floor_mod(plan.offset, slice_)) {}
 
   int64_t slice_length() const { return slice_; }

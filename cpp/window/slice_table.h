@@ -18,9 +18,9 @@
 #include <string_view>
 #include <vector>
 
+#include "agg/key_codec.h"
 #include "arrow/byte_buffer.h"
 #include "bundle/huge_pages.h"
-#include "agg/key_codec.h"
 
 namespace sliceflow::window {
 
@@ -55,8 +55,8 @@ class SliceTable {
     keys_.push_back(Key{begin, key.size()});
     slot_count_.push_back(0);
     const uint32_t slot = new_slot(id, slice);
-    key_table_[i] =
-        KeyEntry{tag, id, slot, static_cast<uint32_t>(key.size()), slice, inline_key ? bytes : begin};
+    key_table_[i] = KeyEntry{
+        tag, id, slot, static_cast<uint32_t>(key.size()), slice, inline_key ? bytes : begin};
     if (keys_.size() * 2 > key_table_.size()) rehash_keys(key_table_.size() * 2);
     return slot;
   }
@@ -90,7 +90,8 @@ class SliceTable {
     // down, so no second array is needed.
     order.resize(slot_key_.size());
     bundle::HugeVector<size_t>& cursor = key_end;
-    for (size_t s = slot_key_.size(); s-- > 0;) order[--cursor[slot_key_[s]]] = static_cast<uint32_t>(s);
+    for (size_t s = slot_key_.size(); s-- > 0;)
+      order[--cursor[slot_key_[s]]] = static_cast<uint32_t>(s);
     for (size_t k = 0; k < keys; ++k) cursor[k] += slot_count_[k];
     // Slots are made in slice order per key until a row goes back in time.
     if (!indexed_) return;
@@ -155,7 +156,8 @@ class SliceTable {
       std::memcpy(&y, p + n - 4, 4);
       a = x | static_cast<uint64_t>(y) << 32;
     } else {
-      for (size_t k = 0; k < n; ++k) a |= static_cast<uint64_t>(static_cast<uint8_t>(p[k])) << (8 * k);
+      for (size_t k = 0; k < n; ++k)
+        a |= static_cast<uint64_t>(static_cast<uint8_t>(p[k])) << (8 * k);
     }
     *lo = a;
     *hi = b;
@@ -202,7 +204,7 @@ class SliceTable {
 
   static uint64_t index_hash(uint32_t id, int64_t slice) {
     return agg::fold_mul(static_cast<uint64_t>(slice) ^ (static_cast<uint64_t>(id) << 32 | id),
-                    0x9E3779B97F4A7C15ULL);
+                         0x9E3779B97F4A7C15ULL);
   }
   uint32_t index_find(uint32_t id, int64_t slice) const {
     size_t i = static_cast<size_t>(index_hash(id, slice)) & index_mask_;
@@ -246,7 +248,7 @@ class SliceTable {
   size_t key_mask_ = 0;
   bundle::HugeVector<Key> keys_;             // by key id
   bundle::HugeVector<uint32_t> slot_count_;  // by key id
-  arrow::ByteBuffer arena_;           // key bytes
+  arrow::ByteBuffer arena_;                  // key bytes
   bundle::HugeVector<int64_t> slice_;        // by slot
   bundle::HugeVector<uint32_t> slot_key_;    // by slot: its key id
   // (key id, slice) -> slot, kept only once a row has gone back in time in this bundle.

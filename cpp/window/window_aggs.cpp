@@ -7,11 +7,11 @@
 #include <utility>
 #include <vector>
 
-#include "bundle/bundle_buffer.h"
 #include "agg/decimal_math.h"
 #include "agg/key_codec.h"
 #include "agg/sum_rules.h"
 #include "agg/values.h"
+#include "bundle/bundle_buffer.h"
 
 namespace sliceflow::window {
 namespace {
@@ -132,7 +132,8 @@ struct ExtremeOps {
   }
   void merge(P& a, const P& b) const {
     if (!b.has) return;
-    if (!a.has || (Max ? V::less(V::view(a.v), V::view(b.v)) : V::less(V::view(b.v), V::view(a.v)))) {
+    if (!a.has ||
+        (Max ? V::less(V::view(a.v), V::view(b.v)) : V::less(V::view(b.v), V::view(a.v)))) {
       a = b;
     }
   }
@@ -309,7 +310,9 @@ class DistinctWindow final : public WindowAgg {
     slices_.emplace_back();
     add_entries(slices_.back(), p, row);
   }
-  void merge_last(const ColumnView& p, int64_t row) override { add_entries(slices_.back(), p, row); }
+  void merge_last(const ColumnView& p, int64_t row) override {
+    add_entries(slices_.back(), p, row);
+  }
   void enter() override {
     for (const auto& [id, n] : slices_[entered_]) {
       if (counts_[id] == 0) ++distinct_;
@@ -370,7 +373,8 @@ class DistinctWindow final : public WindowAgg {
     next_compaction_ = std::max(kMinCompaction, 2 * index_.size());
   }
 
-  void add_entries(std::vector<std::pair<uint32_t, int64_t>>& into, const ColumnView& p, int64_t row) {
+  void add_entries(std::vector<std::pair<uint32_t, int64_t>>& into, const ColumnView& p,
+                   int64_t row) {
     const ColumnView& values_list = p.child(col_);
     const ColumnView& counts_list = p.child(static_cast<size_t>(col_) + 1);
     const ColumnView& values = values_list.child(0);
@@ -423,36 +427,38 @@ std::unique_ptr<WindowAgg> make_window_agg(const WindowAggSpec& spec, SweepCount
         return two_stacks(FloatSumOps{col, avg}, spec, counters);
       }
       if (result.kind == Kind::Decimal128) {
-        DecimalSumOps ops{col, agg::DecimalSumRule(avg, spec.ansi, spec.name, partial.scale, result.precision,
-                                                   result.scale)};
+        DecimalSumOps ops{col, agg::DecimalSumRule(avg, spec.ansi, spec.name, partial.scale,
+                                                   result.precision, result.scale)};
         return std::make_unique<RetractMerge<DecimalSumOps>>(std::move(ops), retain, counters);
       }
       return std::make_unique<RetractMerge<IntSumOps>>(IntSumOps{col, avg, spec.ansi, spec.name},
                                                        retain, counters);
     }
     case AggFn::CountDistinct: {
-      return agg::with_values(agg::value_class_of(*partial.children[0]), [&](auto v) -> std::unique_ptr<WindowAgg> {
-        return std::make_unique<DistinctWindow<decltype(v)>>(col, retain, counters);
-      });
+      return agg::with_values(
+          agg::value_class_of(*partial.children[0]), [&](auto v) -> std::unique_ptr<WindowAgg> {
+            return std::make_unique<DistinctWindow<decltype(v)>>(col, retain, counters);
+          });
     }
     case AggFn::Min:
     case AggFn::Max:
     case AggFn::FirstValue:
     case AggFn::LastValue: {
       const AggFn fn = spec.plan.fn;
-      return agg::with_values(agg::value_class_of(partial), [&](auto v) -> std::unique_ptr<WindowAgg> {
-        using V = decltype(v);
-        switch (fn) {
-          case AggFn::Min:
-            return two_stacks(ExtremeOps<V, false>{col}, spec, counters);
-          case AggFn::Max:
-            return two_stacks(ExtremeOps<V, true>{col}, spec, counters);
-          case AggFn::FirstValue:
-            return two_stacks(ByTimeOps<V, false>{col}, spec, counters);
-          default:
-            return two_stacks(ByTimeOps<V, true>{col}, spec, counters);
-        }
-      });
+      return agg::with_values(agg::value_class_of(partial),
+                              [&](auto v) -> std::unique_ptr<WindowAgg> {
+                                using V = decltype(v);
+                                switch (fn) {
+                                  case AggFn::Min:
+                                    return two_stacks(ExtremeOps<V, false>{col}, spec, counters);
+                                  case AggFn::Max:
+                                    return two_stacks(ExtremeOps<V, true>{col}, spec, counters);
+                                  case AggFn::FirstValue:
+                                    return two_stacks(ByTimeOps<V, false>{col}, spec, counters);
+                                  default:
+                                    return two_stacks(ByTimeOps<V, true>{col}, spec, counters);
+                                }
+                              });
     }
   }
   throw std::invalid_argument("unknown aggregate");

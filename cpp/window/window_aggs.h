@@ -17,9 +17,9 @@
 namespace sliceflow::window {
 
 struct SweepCounters {
-  int64_t slices_merged = 0;     // slice accumulators merged into a window or a stack
-  int64_t slices_retracted = 0;  // slice accumulators retracted from a window
-  int64_t partials_combined = 0; // two-stacks: front and back aggregates combined to answer
+  int64_t slices_merged = 0;      // slice accumulators merged into a window or a stack
+  int64_t slices_retracted = 0;   // slice accumulators retracted from a window
+  int64_t partials_combined = 0;  // two-stacks: front and back aggregates combined to answer
 };
 
 class WindowAgg {
@@ -39,7 +39,8 @@ class WindowAgg {
   virtual void clear() = 0;
   // TUMBLE with nothing pending: appends the value of a window made of row `row` alone, and
   // leaves the state (and the counters) as append, enter, emit and leave would.
-  virtual void emit_single(const arrow::ColumnView& partials, int64_t row, arrow::ColumnBuilder& out) {
+  virtual void emit_single(const arrow::ColumnView& partials, int64_t row,
+                           arrow::ColumnBuilder& out) {
     append(partials, row);
     enter();
     emit(out);

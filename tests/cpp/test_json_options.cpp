@@ -2,7 +2,8 @@
 // the binding, the fuzzer and these tests share: defaults, every key, and the errors. Build and
 // run from the repository root (scripts/sanitize.sh does it under ASan+UBSan):
 //
-//   g++ -std=c++17 -O1 -Wall -Wextra -Wconversion -Icpp cpp/json/options.cpp cpp/json/datetime/*.cpp tests/cpp/test_json_options.cpp -o /tmp/test_json_options
+//   g++ -std=c++17 -O1 -Wall -Wextra -Wconversion -Icpp cpp/json/options.cpp
+//   cpp/json/datetime/*.cpp tests/cpp/test_json_options.cpp -o /tmp/test_json_options
 //   /tmp/test_json_options
 //
 // Exit status 0 when every check passes; each failure is printed.
@@ -95,7 +96,8 @@ void every_key() {
 }
 
 void errors() {
-  check_rejects({{"allowComments", "yes"}}, "option 'allowComments' must be 'true' or 'false', got 'yes'");
+  check_rejects({{"allowComments", "yes"}},
+                "option 'allowComments' must be 'true' or 'false', got 'yes'");
   check_rejects({{"root_value", "TRUE"}}, "option 'root_value'");
   check_rejects({{"mode", "DROPMALFORMED"}}, "unsupported mode 'DROPMALFORMED'");
   check_rejects({{"timeZone", "Mars/Olympus"}}, "unknown time zone 'Mars/Olympus'");

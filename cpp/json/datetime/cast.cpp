@@ -178,10 +178,10 @@ bool with_gmt_removed(std::string_view s, Fn&& fn) {
 int java_decimal_digit(std::string_view s, size_t& i) {
   // The zero of every Unicode 13 "Nd" run of ten digits in the BMP.
   static constexpr uint32_t kZeros[] = {
-      0x0030, 0x0660, 0x06F0, 0x07C0, 0x0966, 0x09E6, 0x0A66, 0x0AE6, 0x0B66, 0x0BE6, 0x0C66,
-      0x0CE6, 0x0D66, 0x0DE6, 0x0E50, 0x0ED0, 0x0F20, 0x1040, 0x1090, 0x17E0, 0x1810, 0x1946,
-      0x19D0, 0x1A80, 0x1A90, 0x1B50, 0x1BB0, 0x1C40, 0x1C50, 0xA620, 0xA8D0, 0xA900, 0xA9D0,
-      0xA9F0, 0xAA50, 0xABF0, 0xFF10};
+      0x0030, 0x0660, 0x06F0, 0x07C0, 0x0966, 0x09E6, 0x0A66, 0x0AE6, 0x0B66, 0x0BE6,
+      0x0C66, 0x0CE6, 0x0D66, 0x0DE6, 0x0E50, 0x0ED0, 0x0F20, 0x1040, 0x1090, 0x17E0,
+      0x1810, 0x1946, 0x19D0, 0x1A80, 0x1A90, 0x1B50, 0x1BB0, 0x1C40, 0x1C50, 0xA620,
+      0xA8D0, 0xA900, 0xA9D0, 0xA9F0, 0xAA50, 0xABF0, 0xFF10};
   auto u = [&](size_t k) { return static_cast<uint32_t>(static_cast<unsigned char>(s[k])); };
   uint32_t cp = 0;
   size_t len = 0;
@@ -289,7 +289,8 @@ bool cast_to_timestamp(std::string_view s, const Zone& session_zone, int64_t& mi
 
 bool json_default_to_timestamp(std::string_view s, const Zone& session_zone, int64_t& micros) {
   if (cast_to_timestamp(s, session_zone, micros)) return true;
-  return with_gmt_removed(s, [&](std::string_view t) { return cast_to_timestamp(t, session_zone, micros); });
+  return with_gmt_removed(
+      s, [&](std::string_view t) { return cast_to_timestamp(t, session_zone, micros); });
 }
 
 }  // namespace
@@ -341,7 +342,8 @@ int32_t rebase_julian_to_gregorian_days(int32_t days) {
 
 bool json_default_parse_date(std::string_view s, int32_t& days_since_epoch) {
   if (cast_string_to_date(s, days_since_epoch)) return true;
-  if (with_gmt_removed(s, [&](std::string_view t) { return cast_string_to_date(t, days_since_epoch); })) {
+  if (with_gmt_removed(
+          s, [&](std::string_view t) { return cast_string_to_date(t, days_since_epoch); })) {
     return true;
   }
   int32_t v = 0;
@@ -365,7 +367,8 @@ bool json_default_parse_timestamp_ntz(std::string_view s, int64_t& micros) {
 }
 
 int64_t json_integer_seconds_to_micros(int64_t seconds) {
-  return static_cast<int64_t>(static_cast<uint64_t>(seconds) * static_cast<uint64_t>(kMicrosPerSecond));
+  return static_cast<int64_t>(static_cast<uint64_t>(seconds) *
+                              static_cast<uint64_t>(kMicrosPerSecond));
 }
 
 }  // namespace sliceflow::json

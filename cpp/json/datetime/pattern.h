@@ -13,13 +13,36 @@
 namespace sliceflow::json::dt {
 
 enum Field : int {
-  kYear, kMonth, kDayOfMonth, kDayOfYear, kHourOfDay, kClockHourOfDay, kHourOfAmPm,
-  kClockHourOfAmPm, kAmPm, kMinute, kSecond, kNano, kOffsetSeconds, kEra, kYearOfEra, kFieldCount
+  kYear,
+  kMonth,
+  kDayOfMonth,
+  kDayOfYear,
+  kHourOfDay,
+  kClockHourOfDay,
+  kHourOfAmPm,
+  kClockHourOfAmPm,
+  kAmPm,
+  kMinute,
+  kSecond,
+  kNano,
+  kOffsetSeconds,
+  kEra,
+  kYearOfEra,
+  kFieldCount
 };
 
 enum class Sign : uint8_t { Normal, Always, Never, NotNegative, ExceedsPad };
 
-enum class NodeKind : uint8_t { Literal, Number, Fraction, Text, Offset, LocalizedOffset, ZoneId, Optional };
+enum class NodeKind : uint8_t {
+  Literal,
+  Number,
+  Fraction,
+  Text,
+  Offset,
+  LocalizedOffset,
+  ZoneId,
+  Optional
+};
 enum class TextSet : uint8_t { MonthShort, MonthFull, AmPm, EraShort, EraFull };
 
 struct Node {

@@ -51,8 +51,9 @@ bool legacy_fast_date_format_accepts(std::string_view p) {
 }
 
 [[noreturn]] void not_supported(const std::string& pattern, const std::string& why) {
-  throw DateTimePatternError(DateTimePatternError::Kind::kNotSupported, false,
-                             "datetime pattern '" + pattern + "' is valid in Spark but not supported here: " + why);
+  throw DateTimePatternError(
+      DateTimePatternError::Kind::kNotSupported, false,
+      "datetime pattern '" + pattern + "' is valid in Spark but not supported here: " + why);
 }
 
 // A printer-parser node of `kind` for `field`; the caller sets the kind's other members.
@@ -86,7 +87,8 @@ class Builder {
     n.min_width = min_width;
     n.max_width = max_width;
     n.sign = Sign::NotNegative;
-    if (min_width == max_width) append_value(std::move(n)); else append_internal(std::move(n));
+    if (min_width == max_width) append_value(std::move(n));
+    else append_internal(std::move(n));
   }
 
   // DateTimeFormatterBuilder.parsePattern
@@ -102,7 +104,8 @@ class Builder {
         size_t start = pos++;
         for (; pos < p.size(); ++pos) {
           if (p[pos] == '\'') {
-            if (pos + 1 < p.size() && p[pos + 1] == '\'') ++pos; else break;
+            if (pos + 1 < p.size() && p[pos + 1] == '\'') ++pos;
+            else break;
           }
         }
         if (pos >= p.size()) fail("Pattern ends with an incomplete string literal");
@@ -249,9 +252,13 @@ class Builder {
       case 'K':
       case 'm':
       case 's': {
-        Field f = cur == 'd' ? kDayOfMonth : cur == 'h' ? kClockHourOfAmPm : cur == 'H' ? kHourOfDay
-                : cur == 'k' ? kClockHourOfDay : cur == 'K' ? kHourOfAmPm : cur == 'm' ? kMinute
-                : kSecond;
+        Field f = cur == 'd'   ? kDayOfMonth
+                  : cur == 'h' ? kClockHourOfAmPm
+                  : cur == 'H' ? kHourOfDay
+                  : cur == 'k' ? kClockHourOfDay
+                  : cur == 'K' ? kHourOfAmPm
+                  : cur == 'm' ? kMinute
+                               : kSecond;
         if (count == 1) number(f, 1, 19, Sign::Normal);
         else if (count == 2) number(f, 2, 2, Sign::NotNegative);
         else too_many(cur);
@@ -294,7 +301,8 @@ class Builder {
         break;
       case 'x':
         if (count > 5) too_many(cur);
-        offset(count + (count == 1 ? 0 : 1), count == 1 ? "+00" : (count % 2 == 0 ? "+0000" : "+00:00"));
+        offset(count + (count == 1 ? 0 : 1),
+               count == 1 ? "+00" : (count % 2 == 0 ? "+0000" : "+00:00"));
         break;
       case 'G':
         if (count <= 3) text(kEra, TextSet::EraShort);
@@ -337,7 +345,8 @@ bool has_line_terminator(std::string_view s) {
     if (c == '\n' || c == '\r') return true;
     if (c == 0xC2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) == 0x85) return true;
     if (c == 0xE2 && i + 2 < s.size() && static_cast<unsigned char>(s[i + 1]) == 0x80 &&
-        (static_cast<unsigned char>(s[i + 2]) == 0xA8 || static_cast<unsigned char>(s[i + 2]) == 0xA9)) {
+        (static_cast<unsigned char>(s[i + 2]) == 0xA8 ||
+         static_cast<unsigned char>(s[i + 2]) == 0xA9)) {
       return true;
     }
   }
@@ -349,7 +358,8 @@ std::string convert_incompatible_pattern(const std::string& pattern) {
   bool era = false;
   {
     auto parts = java_split(pattern, '\'');
-    for (size_t i = 0; i < parts.size(); i += 2) era = era || parts[i].find('G') != std::string_view::npos;
+    for (size_t i = 0; i < parts.size(); i += 2)
+      era = era || parts[i].find('G') != std::string_view::npos;
   }
   std::string padded = pattern + " ";
   auto parts = java_split(padded, '\'');
@@ -364,7 +374,8 @@ std::string convert_incompatible_pattern(const std::string& pattern) {
         }
       }
       for (char c : part) {
-        if (c != '\0' && (std::strchr("ABnNp", c) != nullptr || std::strchr("EFqQ", c) != nullptr)) {
+        if (c != '\0' &&
+            (std::strchr("ABnNp", c) != nullptr || std::strchr("EFqQ", c) != nullptr)) {
           reject(pattern, std::string("Spark rejects pattern letter '") + c + "' for parsing");
         }
       }

@@ -22,10 +22,21 @@ struct Range {
   int64_t min, max;
 };
 // ChronoField.range() minimum / maximum of each field.
-constexpr Range kRanges[kFieldCount] = {
-    {-kMaxYear, kMaxYear}, {1, 12}, {1, 31}, {1, 366}, {0, 23}, {1, 24}, {0, 11}, {1, 12},
-    {0, 1},               {0, 59}, {0, 59}, {0, 999'999'999}, {-kMaxOffset, kMaxOffset},
-    {0, 1},               {1, kMaxYear + 1}};
+constexpr Range kRanges[kFieldCount] = {{-kMaxYear, kMaxYear},
+                                        {1, 12},
+                                        {1, 31},
+                                        {1, 366},
+                                        {0, 23},
+                                        {1, 24},
+                                        {0, 11},
+                                        {1, 12},
+                                        {0, 1},
+                                        {0, 59},
+                                        {0, 59},
+                                        {0, 999'999'999},
+                                        {-kMaxOffset, kMaxOffset},
+                                        {0, 1},
+                                        {1, kMaxYear + 1}};
 
 inline bool in_range(int f, int64_t v) { return v >= kRanges[f].min && v <= kRanges[f].max; }
 
@@ -47,19 +58,22 @@ struct Parsed {
 // SignStyle.parse(positive, strict=true, fixedWidth)
 bool sign_allowed(Sign s, bool positive) {
   switch (s) {
-    case Sign::Normal: return !positive;
+    case Sign::Normal:
+      return !positive;
     case Sign::Always:
-    case Sign::ExceedsPad: return true;
-    default: return false;
+    case Sign::ExceedsPad:
+      return true;
+    default:
+      return false;
   }
 }
 
 // Month and AM/PM texts of Locale.US in the JDK's CLDR data, longest first as java.time tries them.
 constexpr const char* kMonthShort[12] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
                                          "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
-constexpr const char* kMonthFull[12] = {"January", "February", "March",     "April",
-                                        "May",     "June",     "July",      "August",
-                                        "September", "October", "November", "December"};
+constexpr const char* kMonthFull[12] = {"January",   "February", "March",    "April",
+                                        "May",       "June",     "July",     "August",
+                                        "September", "October",  "November", "December"};
 constexpr const char* kAmPmTexts[2] = {"AM", "PM"};
 constexpr const char* kEraShort[2] = {"BC", "AD"};
 constexpr const char* kEraFull[2] = {"Before Christ", "Anno Domini"};
@@ -145,7 +159,8 @@ Pos parse_number(Ctx& c, const Node& n, Pos position) {
     --pos;
   }
   if (negative) {
-    value = total == kMaxMagnitude + 1 ? std::numeric_limits<int64_t>::min() : -static_cast<int64_t>(total);
+    value = total == kMaxMagnitude + 1 ? std::numeric_limits<int64_t>::min()
+                                       : -static_cast<int64_t>(total);
   } else {
     value = static_cast<int64_t>(total);
   }
@@ -181,11 +196,26 @@ Pos parse_text(Ctx& c, const Node& n, Pos position) {
   const char* const* texts = nullptr;
   int count = 0;
   switch (n.text_set) {
-    case TextSet::MonthShort: texts = kMonthShort; count = 12; break;
-    case TextSet::MonthFull: texts = kMonthFull; count = 12; break;
-    case TextSet::AmPm: texts = kAmPmTexts; count = 2; break;
-    case TextSet::EraShort: texts = kEraShort; count = 2; break;
-    case TextSet::EraFull: texts = kEraFull; count = 2; break;
+    case TextSet::MonthShort:
+      texts = kMonthShort;
+      count = 12;
+      break;
+    case TextSet::MonthFull:
+      texts = kMonthFull;
+      count = 12;
+      break;
+    case TextSet::AmPm:
+      texts = kAmPmTexts;
+      count = 2;
+      break;
+    case TextSet::EraShort:
+      texts = kEraShort;
+      count = 2;
+      break;
+    case TextSet::EraFull:
+      texts = kEraFull;
+      count = 2;
+      break;
   }
   int best = -1;
   size_t best_len = 0;
@@ -204,7 +234,8 @@ Pos parse_text(Ctx& c, const Node& n, Pos position) {
 }
 
 // OffsetIdPrinterParser.parse in strict mode; the offset goes to `secs`. Returns the position.
-Pos parse_offset_id(Ctx& c, int type, std::string_view no_offset_text, Pos position, int64_t& secs) {
+Pos parse_offset_id(Ctx& c, int type, std::string_view no_offset_text, Pos position,
+                    int64_t& secs) {
   const std::string_view text = c.text;
   const Pos length = static_cast<Pos>(text.size());
   if (position == length) return ~position;
@@ -246,16 +277,38 @@ Pos parse_offset_id(Ctx& c, int type, std::string_view no_offset_text, Pos posit
     if (!parse_digits(is_colon, 3) && mandatory) arr[0] = ~arr[0];
   };
   switch (type) {
-    case 0: parse_hour(); break;
-    case 1: case 2: parse_hour(); parse_minute(false); break;
-    case 3: case 4: parse_hour(); parse_minute(true); break;
-    case 5: case 6: parse_hour(); parse_minute(true); parse_second(false); break;
-    case 7: case 8: parse_hour(); parse_minute(true); parse_second(true); break;
-    case 9: case 10:
+    case 0:
+      parse_hour();
+      break;
+    case 1:
+    case 2:
+      parse_hour();
+      parse_minute(false);
+      break;
+    case 3:
+    case 4:
+      parse_hour();
+      parse_minute(true);
+      break;
+    case 5:
+    case 6:
+      parse_hour();
+      parse_minute(true);
+      parse_second(false);
+      break;
+    case 7:
+    case 8:
+      parse_hour();
+      parse_minute(true);
+      parse_second(true);
+      break;
+    case 9:
+    case 10:
       parse_hour();
       if (parse_digits(is_colon, 2)) parse_digits(is_colon, 3);
       break;
-    default: return ~position;  // unpadded-hour patterns are never produced by pattern letters
+    default:
+      return ~position;  // unpadded-hour patterns are never produced by pattern letters
   }
   if (arr[0] > 0) {
     if (arr[1] > 23 || arr[2] > 59 || arr[3] > 59) {
@@ -296,14 +349,23 @@ Pos parse_localized_offset(Ctx& c, bool full, Pos position) {
   if (full) {
     int h1 = digit(pos++);
     int h2 = oob ? -1 : digit(pos++);
-    if (oob) { c.fatal = true; return ~position; }
+    if (oob) {
+      c.fatal = true;
+      return ~position;
+    }
     if (h1 < 0 || h2 < 0) return ~position;
-    if (pos >= end) { c.fatal = true; return ~position; }
+    if (pos >= end) {
+      c.fatal = true;
+      return ~position;
+    }
     if (text[static_cast<size_t>(pos++)] != ':') return ~position;
     h = h1 * 10 + h2;
     int m1 = digit(pos++);
     int m2 = oob ? -1 : digit(pos++);
-    if (oob) { c.fatal = true; return ~position; }
+    if (oob) {
+      c.fatal = true;
+      return ~position;
+    }
     if (m1 < 0 || m2 < 0) return ~position;
     m = m1 * 10 + m2;
     if (pos + 2 < end && text[static_cast<size_t>(pos)] == ':') {
@@ -315,7 +377,10 @@ Pos parse_localized_offset(Ctx& c, bool full, Pos position) {
     }
   } else {
     h = digit(pos++);
-    if (oob) { c.fatal = true; return ~position; }
+    if (oob) {
+      c.fatal = true;
+      return ~position;
+    }
     if (h < 0) return ~position;
     if (pos < end) {
       int h2 = digit(pos);
@@ -370,7 +435,8 @@ Pos parse_offset_based(Ctx& c, Pos prefix_pos, Pos position, bool id_z) {
   return end_pos;
 }
 
-// ZoneIdPrinterParser.parse ('VV') and, for region ids and offsets only, ZoneTextPrinterParser ('z').
+// ZoneIdPrinterParser.parse ('VV') and, for region ids and offsets only, ZoneTextPrinterParser
+// ('z').
 Pos parse_zone(Ctx& c, const Node& n, Pos position) {
   const std::string_view text = c.text;
   const Pos length = static_cast<Pos>(text.size());
@@ -405,9 +471,9 @@ Pos parse_zone(Ctx& c, const Node& n, Pos position) {
     // 'z' also knows localized names ("PST", "Pacific Standard Time"): not supported here,
     // reported as a failure of the whole parse rather than a skipped optional section.
     const bool alpha = ascii_upper(next) >= 'A' && ascii_upper(next) <= 'Z';
-    const bool lone_z = ci_equal(next, 'Z') &&
-                        (position + 1 == length || !(ascii_upper(at(position + 1)) >= 'A' &&
-                                                     ascii_upper(at(position + 1)) <= 'Z'));
+    const bool lone_z =
+        ci_equal(next, 'Z') && (position + 1 == length || !(ascii_upper(at(position + 1)) >= 'A' &&
+                                                            ascii_upper(at(position + 1)) <= 'Z'));
     if (n.zone_text && alpha && !lone_z) {
       c.fatal = true;
       return ~position;
@@ -442,17 +508,22 @@ Pos parse_node(Ctx& c, const Node& n, Pos position) {
       if (!sub_sequence_equals_ci(c.text, position, n.text)) return ~position;
       return position + static_cast<Pos>(n.text.size());
     }
-    case NodeKind::Number: return parse_number(c, n, position);
-    case NodeKind::Fraction: return parse_fraction(c, n, position);
-    case NodeKind::Text: return parse_text(c, n, position);
+    case NodeKind::Number:
+      return parse_number(c, n, position);
+    case NodeKind::Fraction:
+      return parse_fraction(c, n, position);
+    case NodeKind::Text:
+      return parse_text(c, n, position);
     case NodeKind::Offset: {
       int64_t secs = 0;
       Pos end = parse_offset_id(c, n.offset_type, n.text, position, secs);
       if (end < 0) return end;
       return set_parsed_field(c, kOffsetSeconds, secs, position, end);
     }
-    case NodeKind::LocalizedOffset: return parse_localized_offset(c, n.full, position);
-    case NodeKind::ZoneId: return parse_zone(c, n, position);
+    case NodeKind::LocalizedOffset:
+      return parse_localized_offset(c, n.full, position);
+    case NodeKind::ZoneId:
+      return parse_zone(c, n, position);
     case NodeKind::Optional: {
       const Parsed saved = c.parsed;
       Pos pos = parse_nodes(c, n.children, position);
@@ -512,7 +583,8 @@ bool resolve(Parsed& p, Resolved& r) {
           !in_range(kDayOfMonth, p.get(kDayOfMonth))) {
         return false;
       }
-      if (!local_date_of(p.get(kYear), p.get(kMonth), p.get(kDayOfMonth), r.epoch_day)) return false;
+      if (!local_date_of(p.get(kYear), p.get(kMonth), p.get(kDayOfMonth), r.epoch_day))
+        return false;
       r.has_date = true;
       p.remove(kYear);
       p.remove(kMonth);
@@ -618,13 +690,15 @@ bool resolve(Parsed& p, Resolved& r) {
   }
   // resolveInstant: with a date, a time and an offset java builds the instant, which
   // validates the offset (ZoneOffset.ofTotalSeconds) even when only the date is wanted.
-  if (r.has_date && r.has_time && p.has(kOffsetSeconds) && !in_range(kOffsetSeconds, p.get(kOffsetSeconds))) {
+  if (r.has_date && r.has_time && p.has(kOffsetSeconds) &&
+      !in_range(kOffsetSeconds, p.get(kOffsetSeconds))) {
     return false;
   }
   if (r.has_time) {
     const int64_t h = r.hour;
-    const int64_t values[kNano + 1] = {0, 0, 0, 0, h, h == 0 ? 24 : h, h % 12,
-                                       (h % 12 == 0) ? 12 : h % 12, h / 12, r.minute, r.second, r.nano};
+    const int64_t values[kNano + 1] = {
+        0,      0,        0,        0,     h, h == 0 ? 24 : h, h % 12, (h % 12 == 0) ? 12 : h % 12,
+        h / 12, r.minute, r.second, r.nano};
     for (int f = kHourOfDay; f <= kNano; ++f) {
       if (!p.has(f)) continue;
       if (p.get(f) != values[f]) return false;
@@ -652,7 +726,8 @@ bool to_local_date(const Parsed& p, const Resolved& r, int64_t& epoch_day) {
     while (m < 12 && epoch_day_of(year, m + 1, 1) <= epoch_day) ++m;
     const int64_t dom = epoch_day - epoch_day_of(year, m, 1) + 1;
     if (p.has(kMonth) && (!in_range(kMonth, p.get(kMonth)) || p.get(kMonth) != m)) return false;
-    if (p.has(kDayOfMonth) && (!in_range(kDayOfMonth, p.get(kDayOfMonth)) || p.get(kDayOfMonth) != dom)) {
+    if (p.has(kDayOfMonth) &&
+        (!in_range(kDayOfMonth, p.get(kDayOfMonth)) || p.get(kDayOfMonth) != dom)) {
       return false;
     }
     return true;
@@ -728,7 +803,8 @@ bool DateTimePattern::parse_timestamp(std::string_view s, const TimeZone& sessio
   if (p.has_zone) {
     zone = p.zone;
   } else if (p.has(kOffsetSeconds)) {
-    if (!in_range(kOffsetSeconds, p.get(kOffsetSeconds))) return false;  // ZoneOffset.ofTotalSeconds
+    if (!in_range(kOffsetSeconds, p.get(kOffsetSeconds)))
+      return false;  // ZoneOffset.ofTotalSeconds
     zone = Zone{nullptr, p.get(kOffsetSeconds)};
   }
   int64_t day = 0, sod = 0, nano = 0;

@@ -41,7 +41,8 @@ bool posix_parse_time(const char*& p, const char* end, int32_t& out) {
   int32_t parts[3] = {0, 0, 0};
   for (int i = 0; i < 3; ++i) {
     if (i > 0) {
-      if (p < end && *p == ':') ++p; else break;
+      if (p < end && *p == ':') ++p;
+      else break;
     }
     if (p >= end || !is_digit(*p)) return false;
     int32_t v = 0;
@@ -186,7 +187,8 @@ std::unique_ptr<TzRules> load_tzif(const std::string& path) {
   }
   const int64_t isutcnt = c[0], isstdcnt = c[1], leapcnt = c[2], timecnt = c[3], typecnt = c[4],
                 charcnt = c[5];
-  if (typecnt < 1 || leapcnt != 0 || timecnt < 0) return nullptr;  // leap-second ("right/") zones unsupported
+  if (typecnt < 1 || leapcnt != 0 || timecnt < 0)
+    return nullptr;  // leap-second ("right/") zones unsupported
   size_t need = static_cast<size_t>(timecnt * time_size + timecnt + typecnt * 6 + charcnt +
                                     leapcnt * (time_size + 4) + isstdcnt + isutcnt);
   if (at + need > size) return nullptr;
@@ -234,9 +236,9 @@ std::unique_ptr<TzRules> systemv_rules(std::string_view id) {
   const RuleDate last_sun_apr{'M', 4, 5, 0, 0, 7200}, last_sun_oct{'M', 10, 5, 0, 0, 7200},
       last_sun_nov{'M', 11, 5, 0, 0, 7200};
   for (int64_t y = 1900; y <= 1977; ++y) {
-    int64_t start_day = y == 1974 ? epoch_day_of(1974, 1, 6)
-                      : y == 1975 ? epoch_day_of(1975, 2, 23)
-                                  : rule_epoch_day(last_sun_apr, y);
+    int64_t start_day = y == 1974   ? epoch_day_of(1974, 1, 6)
+                        : y == 1975 ? epoch_day_of(1975, 2, 23)
+                                    : rule_epoch_day(last_sun_apr, y);
     int64_t end_day = rule_epoch_day(y == 1974 ? last_sun_nov : last_sun_oct, y);
     int64_t start = start_day * kSecondsPerDay + 7200 - std_off;
     int64_t end = end_day * kSecondsPerDay + 7200 - dst_off;
@@ -308,7 +310,8 @@ int64_t local_to_epoch(const Zone& z, int64_t local) {
     index = it - lt.begin();
     // java's binarySearch may return either of two equal entries; prefer the later one as
     // java does through its "overlap immediately following gap" adjustment.
-    if (index + 1 < static_cast<int64_t>(lt.size()) && lt[static_cast<size_t>(index + 1)] == local) ++index;
+    if (index + 1 < static_cast<int64_t>(lt.size()) && lt[static_cast<size_t>(index + 1)] == local)
+      ++index;
   } else {
     int64_t insertion = it - lt.begin();
     if (insertion == 0) return local - r.wall_offsets[0];

@@ -66,7 +66,9 @@ bool spark_get_zone_id(std::string_view tz, Zone& z);
 namespace sliceflow::json {
 
 struct ZoneAccess {
-  static dt::Zone get(const TimeZone& z) { return dt::Zone{static_cast<const dt::TzRules*>(z.rules_), z.offset_}; }
+  static dt::Zone get(const TimeZone& z) {
+    return dt::Zone{static_cast<const dt::TzRules*>(z.rules_), z.offset_};
+  }
   static TimeZone make(const dt::Zone& z) {
     TimeZone out;
     out.rules_ = z.rules;

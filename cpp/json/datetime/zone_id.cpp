@@ -33,7 +33,8 @@ int find_zone_id_exact(std::string_view id) {
     size_t mid = (lo + hi) / 2;
     int c = std::string_view(kJavaZoneIds[mid].id).compare(id);
     if (c == 0) return static_cast<int>(mid);
-    if (c < 0) lo = mid + 1; else hi = mid;
+    if (c < 0) lo = mid + 1;
+    else hi = mid;
   }
   return -1;
 }
@@ -145,20 +146,34 @@ struct ShortId {
   const char* id;
 };
 constexpr ShortId kShortIds[] = {
-    {"ACT", "Australia/Darwin"},   {"AET", "Australia/Sydney"},
-    {"AGT", "America/Argentina/Buenos_Aires"}, {"ART", "Africa/Cairo"},
-    {"AST", "America/Anchorage"},  {"BET", "America/Sao_Paulo"},
-    {"BST", "Asia/Dhaka"},         {"CAT", "Africa/Harare"},
-    {"CNT", "America/St_Johns"},   {"CST", "America/Chicago"},
-    {"CTT", "Asia/Shanghai"},      {"EAT", "Africa/Addis_Ababa"},
-    {"ECT", "Europe/Paris"},       {"EST", "-05:00"},
-    {"HST", "-10:00"},             {"IET", "America/Indiana/Indianapolis"},
-    {"IST", "Asia/Kolkata"},       {"JST", "Asia/Tokyo"},
-    {"MIT", "Pacific/Apia"},       {"MST", "-07:00"},
-    {"NET", "Asia/Yerevan"},       {"NST", "Pacific/Auckland"},
-    {"PLT", "Asia/Karachi"},       {"PNT", "America/Phoenix"},
-    {"PRT", "America/Puerto_Rico"}, {"PST", "America/Los_Angeles"},
-    {"SST", "Pacific/Guadalcanal"}, {"VST", "Asia/Ho_Chi_Minh"},
+    {"ACT", "Australia/Darwin"},
+    {"AET", "Australia/Sydney"},
+    {"AGT", "America/Argentina/Buenos_Aires"},
+    {"ART", "Africa/Cairo"},
+    {"AST", "America/Anchorage"},
+    {"BET", "America/Sao_Paulo"},
+    {"BST", "Asia/Dhaka"},
+    {"CAT", "Africa/Harare"},
+    {"CNT", "America/St_Johns"},
+    {"CST", "America/Chicago"},
+    {"CTT", "Asia/Shanghai"},
+    {"EAT", "Africa/Addis_Ababa"},
+    {"ECT", "Europe/Paris"},
+    {"EST", "-05:00"},
+    {"HST", "-10:00"},
+    {"IET", "America/Indiana/Indianapolis"},
+    {"IST", "Asia/Kolkata"},
+    {"JST", "Asia/Tokyo"},
+    {"MIT", "Pacific/Apia"},
+    {"MST", "-07:00"},
+    {"NET", "Asia/Yerevan"},
+    {"NST", "Pacific/Auckland"},
+    {"PLT", "Asia/Karachi"},
+    {"PNT", "America/Phoenix"},
+    {"PRT", "America/Puerto_Rico"},
+    {"PST", "America/Los_Angeles"},
+    {"SST", "Pacific/Guadalcanal"},
+    {"VST", "Asia/Ho_Chi_Minh"},
 };
 
 }  // namespace
