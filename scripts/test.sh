@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The whole test suite: set-up (with .flink-venv), lint, the type check (mypy), the _core stubs'
+# The whole test suite: set-up (with .flink-venv), lint and layout (ruff, clang-format), the type check (mypy), the _core stubs'
 # check, C++ fuzz run and sanitizer build, then pytest (unit, doctests, differential against
 # Spark and Apache Flink, local[*] and local-cluster Spark, microbenchmarks).
 #
@@ -76,7 +76,7 @@ export PYSPARK_PYTHON="$PWD/.venv/bin/python"
 export PYSPARK_DRIVER_PYTHON="$PWD/.venv/bin/python"
 
 .venv/bin/ruff check .
-.venv/bin/ruff format --check .
+bash scripts/format.sh --check  # ruff format and clang-format (pinned in the test extra)
 bash scripts/typecheck.sh  # mypy, strict, on python/sliceflow (pyproject.toml [tool.mypy])
 bash scripts/stubs.sh --check
 bash scripts/sanitize.sh
