@@ -10,6 +10,7 @@ them.
   import, so that the class the kernel raises is the class users catch.
 * :class:`OptionError` -- a JSON option value sliceflow cannot honour.
 * :class:`SchemaError` -- a schema that sliceflow cannot decode JSON into.
+* :class:`FileReadError` -- a file that cannot be opened or read (also an ``OSError``).
 
 >>> issubclass(MalformedRecordError, SliceflowError), issubclass(MalformedRecordError, ValueError)
 (True, True)
@@ -19,7 +20,13 @@ from __future__ import annotations
 
 from sliceflow._core import json as _json_kernel
 
-__all__ = ["MalformedRecordError", "OptionError", "SchemaError", "SliceflowError"]
+__all__ = [
+    "FileReadError",
+    "MalformedRecordError",
+    "OptionError",
+    "SchemaError",
+    "SliceflowError",
+]
 
 
 class SliceflowError(Exception):
@@ -40,3 +47,12 @@ if SliceflowError not in MalformedRecordError.__mro__:
     # tuple of the same layout. ValueError stays first, so the method resolution order is
     # MalformedRecordError, ValueError, SliceflowError, Exception.
     MalformedRecordError.__bases__ = (ValueError, SliceflowError)
+
+
+class FileReadError(SliceflowError, OSError):
+    """A file that cannot be opened or read: damaged or cut-short compressed data, a refused
+    credential, an unreachable store. The message and :attr:`path` name the file."""
+
+    def __init__(self, message: str, *, path: str) -> None:
+        super().__init__(message)
+        self.path = path
