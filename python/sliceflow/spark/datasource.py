@@ -11,17 +11,23 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
 
 import pyarrow as pa
 from pyspark.sql import SparkSession
-from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
+from pyspark.sql.datasource import (
+    DataSource,
+    DataSourceReader,
+    DataSourceStreamReader,
+    InputPartition,
+)
 from pyspark.sql.types import StructType
 
 from sliceflow.json_options import normalize
 from sliceflow.schemas import resolve_schema
 from sliceflow.spark.memory_conf import apply_in_worker
 from sliceflow.spark.session_settings import SessionSettings
+from sliceflow.spark.source_options import parse_bytes as _parse_bytes
+from sliceflow.spark.source_options import pop_option as _pop
 
 #: Split size when the session does not set spark.sql.files.maxPartitionBytes.
 DEFAULT_SPLIT_BYTES = 128 << 20
@@ -47,31 +53,6 @@ def _list_files(path: str) -> list[str]:
         dirs[:] = sorted(d for d in dirs if not d.startswith((".", "_")))
         files.extend(os.path.join(root, n) for n in sorted(names) if not n.startswith((".", "_")))
     return files
-
-
-def _pop(options: dict[str, str], name: str) -> str | None:
-    """Removes an option by name; Spark hands data source options over case-insensitively."""
-    for key in list(options):
-        if key.lower() == name.lower():
-            return options.pop(key)
-    return None
-
-
-def _parse_bytes(value: Any) -> int:
-    text = str(value).strip().lower()
-    units = {
-        "b": 1,
-        "k": 1 << 10,
-        "kb": 1 << 10,
-        "m": 1 << 20,
-        "mb": 1 << 20,
-        "g": 1 << 30,
-        "gb": 1 << 30,
-    }
-    for unit in sorted(units, key=len, reverse=True):
-        if text.endswith(unit):
-            return int(float(text[: -len(unit)]) * units[unit])
-    return int(text)
 
 
 class JsonDataSourceReader(DataSourceReader):
@@ -147,6 +128,14 @@ class JsonDataSource(DataSource):
 
     def reader(self, schema: StructType) -> DataSourceReader:
         return JsonDataSourceReader(self.options, schema, self.session_defaults, self.memory_limits)
+
+    def streamReader(self, schema: StructType) -> DataSourceStreamReader:
+        """``spark.readStream.format("sliceflow.json").schema(s).load(folder)``: the files
+        arriving under ``folder``, with the file stream source's options
+        (:mod:`sliceflow.spark.json_stream_source`)."""
+        from sliceflow.spark.json_stream_source import JsonStreamReader
+
+        return JsonStreamReader(self.options, schema, self.session_defaults, self.memory_limits)
 
 
 def register(spark: SparkSession) -> None:

@@ -1,0 +1,289 @@
+"""The streaming form of the ``sliceflow.json`` source: NDJSON files arriving in a folder.
+
+>>> import sliceflow.spark
+>>> sliceflow.spark.register(spark)  # doctest: +SKIP
+>>> bids = spark.readStream.format("sliceflow.json").schema(BID_DDL).load(folder)  # doctest: +SKIP
+
+Files are taken as Spark's file stream source takes them: oldest modification time first (newest
+first with ``latestFirst``), at most ``maxFilesPerTrigger`` files or ``maxBytesPerTrigger`` bytes
+per micro-batch (one file at least), every file read once (by full path, or by name with
+``fileNameOnly``), files older than ``maxFileAge`` before the newest one seen ignored after the
+first batch, and ``cleanSource`` (``archive`` to ``sourceArchiveDir`` / ``delete``) applied to a
+micro-batch's files once Spark has committed it. ``Trigger.AvailableNow`` reads the files there at
+the start and stops. Each file is decoded by the batch reader (:class:`JsonDataSourceReader`), so
+the JSON options, schema and results are the batch source's.
+
+Offsets (in the query's checkpoint, JSON): ``{"batch": n, "files": [[path, size], ...],
+"seen": {key: mtime_ms, ...}, "purgedBefore": ms}``. ``files`` are the micro-batch's own files,
+so a batch replayed after a restart reads exactly them; ``seen`` is Spark's seen-files map, which
+keeps only files modified at most ``maxFileAge`` (default 7 days) before the newest file seen, so
+an offset holds the files that arrived within ``maxFileAge`` of the newest one. As in Spark, with
+``latestFirst`` and a per-trigger limit nothing is forgotten (old files must still be read) and the
+map grows with the folder; set ``maxFileAge`` smaller for folders of many small files.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+from pyspark.sql.datasource import DataSourceStreamReader, InputPartition
+from pyspark.sql.streaming.datasource import (
+    ReadAllAvailable,
+    ReadLimit,
+    ReadMaxBytes,
+    ReadMaxFiles,
+    SupportsTriggerAvailableNow,
+)
+from pyspark.sql.types import StructType
+
+from sliceflow.spark.datasource import FileSplit, JsonDataSourceReader
+from sliceflow.spark.source_options import parse_bytes, parse_time_ms, pop_option
+
+__all__ = ["FileStatus", "JsonStreamReader", "StreamOptions", "list_file_statuses"]
+
+#: Spark's default ``maxFileAge``.
+DEFAULT_MAX_FILE_AGE = "7d"
+#: Spark's ``spark.sql.files.openCostInBytes``: the smallest split worth a task of its own.
+OPEN_COST_BYTES = 4 << 20
+
+
+@dataclass(frozen=True)
+class FileStatus:
+    """A file of the stream's folder: its path, modification time (ms) and size (bytes)."""
+
+    path: str
+    mtime_ms: int
+    size: int
+
+
+def list_file_statuses(path: str) -> list[FileStatus]:
+    """The files under ``path`` (a file or a folder, walked recursively), skipping hidden and
+    metadata entries (names starting with ``.`` or ``_``) as Spark does. An absent folder has no
+    files yet (the stream waits for it), as in Spark's file stream source.
+
+    >>> list_file_statuses("/no/such/folder")
+    []
+    """
+    if os.path.isfile(path):
+        st = os.stat(path)
+        return [FileStatus(path, st.st_mtime_ns // 1_000_000, st.st_size)]
+    out: list[FileStatus] = []
+    for root, dirs, names in os.walk(path):
+        dirs[:] = sorted(d for d in dirs if not d.startswith((".", "_")))
+        for name in sorted(names):
+            if name.startswith((".", "_")):
+                continue
+            full = os.path.join(root, name)
+            try:
+                st = os.stat(full)
+            except FileNotFoundError:  # removed while listing: not there
+                continue
+            out.append(FileStatus(full, st.st_mtime_ns // 1_000_000, st.st_size))
+    return out
+
+
+def _flag(options: dict[str, str], name: str) -> bool:
+    value = pop_option(options, name)
+    if value is None:
+        return False
+    if value.strip().lower() not in ("true", "false"):
+        raise ValueError(f"sliceflow.json: option {name!r} must be true or false, got {value!r}")
+    return value.strip().lower() == "true"
+
+
+def _positive(options: dict[str, str], name: str, parse: Any) -> int | None:
+    value = pop_option(options, name)
+    if value is None:
+        return None
+    try:
+        number = int(parse(value))
+    except ValueError:
+        number = 0
+    if number <= 0:
+        raise ValueError(
+            f"sliceflow.json: option {name!r} must be a positive number, got {value!r}"
+        )
+    return number
+
+
+@dataclass(frozen=True)
+class StreamOptions:
+    """The file stream source's options, as Spark's ``FileStreamOptions`` reads them."""
+
+    max_files: int | None = None
+    max_bytes: int | None = None
+    latest_first: bool = False
+    file_name_only: bool = False
+    max_file_age_ms: int = 7 * 24 * 3600 * 1000
+    clean_source: str = "off"
+    archive_dir: str | None = None
+
+    @classmethod
+    def pop(cls, options: dict[str, str]) -> StreamOptions:
+        """Removes the streaming options from ``options`` and validates them; the rest are the
+        JSON reader's."""
+        max_files = _positive(options, "maxFilesPerTrigger", int)
+        max_bytes = _positive(options, "maxBytesPerTrigger", parse_bytes)
+        if max_files is not None and max_bytes is not None:
+            raise ValueError(
+                "sliceflow.json: options 'maxFilesPerTrigger' and 'maxBytesPerTrigger' can't be "
+                "both set"
+            )
+        age_text = pop_option(options, "maxFileAge") or DEFAULT_MAX_FILE_AGE
+        max_age = parse_time_ms(age_text, "maxFileAge")
+        clean = (pop_option(options, "cleanSource") or "off").strip().lower()
+        if clean not in ("off", "delete", "archive"):
+            raise ValueError(
+                "sliceflow.json: option 'cleanSource' must be off, delete or archive, "
+                f"got {clean!r}"
+            )
+        archive = pop_option(options, "sourceArchiveDir")
+        if clean == "archive" and not archive:
+            raise ValueError(
+                "sliceflow.json: cleanSource=archive needs the option 'sourceArchiveDir'"
+            )
+        pop_option(options, "maxCachedFiles")  # Spark's listing cache: every trigger lists here
+        return cls(
+            max_files=max_files,
+            max_bytes=max_bytes,
+            latest_first=_flag(options, "latestFirst"),
+            file_name_only=_flag(options, "fileNameOnly"),
+            max_file_age_ms=max_age,
+            clean_source=clean,
+            archive_dir=os.path.abspath(archive) if archive else None,
+        )
+
+
+def _take(files: Sequence[FileStatus], limit: ReadLimit) -> list[FileStatus]:
+    """The files one micro-batch takes from ``files`` (already in reading order)."""
+    if isinstance(limit, ReadMaxFiles):
+        return list(files[: limit.max_files])
+    if isinstance(limit, ReadMaxBytes):
+        taken: list[FileStatus] = []
+        total = 0
+        for f in files:
+            if taken and total + f.size > limit.max_bytes:
+                break
+            taken.append(f)
+            total += f.size
+        return taken
+    if isinstance(limit, ReadAllAvailable):
+        return list(files)
+    raise ValueError(f"sliceflow.json: the streaming source has no read limit {limit!r}")
+
+
+class JsonStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
+    """Micro-batches of the NDJSON files arriving under a folder (see the module docstring)."""
+
+    def __init__(
+        self,
+        options: Mapping[str, str],
+        schema: StructType,
+        session_defaults: dict[str, str],
+        memory_limits: dict[str, str] | None = None,
+    ) -> None:
+        rest = dict(options)
+        self.stream = StreamOptions.pop(rest)
+        #: Decodes a file split exactly as the batch source does (options checked here).
+        self.decoder = JsonDataSourceReader(rest, schema, session_defaults, memory_limits)
+        self.root = self.decoder.path
+        #: Cores a micro-batch spreads over (Spark's ``spark.sql.files.minPartitionNum``).
+        self.cores = int(session_defaults.get("parallelism") or os.cpu_count() or 1)
+        archive = self.stream.archive_dir
+        if archive is not None:
+            root = os.path.abspath(self.root)
+            if archive == root or archive.startswith(root.rstrip(os.sep) + os.sep):
+                raise ValueError(
+                    f"sliceflow.json: sourceArchiveDir {archive!r} is inside the source path "
+                    f"{self.root!r}; archived files would be read again"
+                )
+        #: The files there when ``Trigger.AvailableNow`` started; ``None`` otherwise.
+        self.available_now: frozenset[str] | None = None
+
+    # -- offsets ----------------------------------------------------------------------------
+
+    def initialOffset(self) -> dict[str, Any]:
+        return {"batch": -1, "files": [], "purgedBefore": 0, "seen": {}}
+
+    def getDefaultReadLimit(self) -> ReadLimit:
+        if self.stream.max_files is not None:
+            return ReadMaxFiles(self.stream.max_files)
+        if self.stream.max_bytes is not None:
+            return ReadMaxBytes(self.stream.max_bytes)
+        return ReadAllAvailable()
+
+    def prepareForTriggerAvailableNow(self) -> None:
+        self.available_now = frozenset(f.path for f in list_file_statuses(self.root))
+
+    def _key(self, path: str) -> str:
+        return os.path.basename(path) if self.stream.file_name_only else path
+
+    def latestOffset(self, start: dict[str, Any], limit: ReadLimit) -> dict[str, Any]:
+        seen: dict[str, int] = dict(start["seen"])
+        purged_before = int(start["purgedBefore"])
+        files = list_file_statuses(self.root)
+        if self.available_now is not None:
+            files = [f for f in files if f.path in self.available_now]
+        new = [f for f in files if f.mtime_ms >= purged_before and self._key(f.path) not in seen]
+        # Spark's order: by modification time (newest first with latestFirst); the path breaks
+        # ties so that every listing gives the same order.
+        new.sort(key=lambda f: (f.mtime_ms, f.path), reverse=self.stream.latest_first)
+        batch = _take(new, limit)
+        if not batch:
+            return start
+        for f in batch:
+            seen[self._key(f.path)] = f.mtime_ms
+        keep_all = self.stream.latest_first and (
+            self.stream.max_files is not None or self.stream.max_bytes is not None
+        )
+        if not keep_all:
+            purged_before = max(seen.values()) - self.stream.max_file_age_ms
+            seen = {k: t for k, t in seen.items() if t >= purged_before}
+        return {
+            "batch": int(start["batch"]) + 1,
+            "files": [[f.path, f.size] for f in batch],
+            "purgedBefore": purged_before,
+            "seen": dict(sorted(seen.items())),
+        }
+
+    # -- reading ----------------------------------------------------------------------------
+
+    def partitions(self, start: dict[str, Any], end: dict[str, Any]) -> Sequence[InputPartition]:
+        if end["batch"] == start["batch"]:
+            return []
+        sizes = [int(size) for _, size in end["files"]]
+        # Spark's FilePartition.maxSplitBytes: a batch spreads over the cores when its files
+        # are few, but no split is smaller than the open cost.
+        split = min(self.decoder.split_bytes, max(OPEN_COST_BYTES, -(-sum(sizes) // self.cores)))
+        splits: list[InputPartition] = []
+        for (path, _), size in zip(end["files"], sizes, strict=True):
+            for begin in range(0, max(size, 1), split):
+                splits.append(FileSplit(path, begin, min(begin + split, size)))
+        return splits
+
+    def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
+        return self.decoder.read(partition)
+
+    def commit(self, end: dict[str, Any]) -> None:
+        """Archives or deletes the committed micro-batch's files (``cleanSource``); best effort,
+        as in Spark: a file that cannot be moved or removed stays and the query goes on."""
+        if self.stream.clean_source == "off":
+            return
+        for path, _ in end["files"]:
+            try:
+                if self.stream.clean_source == "delete":
+                    os.remove(path)
+                else:
+                    assert self.stream.archive_dir is not None
+                    target = os.path.join(
+                        self.stream.archive_dir, os.path.abspath(path).lstrip(os.sep)
+                    )
+                    os.makedirs(os.path.dirname(target), exist_ok=True)
+                    shutil.move(path, target)
+            except OSError:
+                continue
