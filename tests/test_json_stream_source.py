@@ -54,6 +54,8 @@ def test_oldest_first_one_file_per_trigger(tmp_path):
     assert batches(reader(tmp_path, maxFilesPerTrigger=1)) == [["c"], ["b"], ["d"], ["a"]]
     assert batches(reader(tmp_path, maxFilesPerTrigger=3)) == [["c", "b", "d"], ["a"]]
     assert batches(reader(tmp_path)) == [["c", "b", "d", "a"]]
+    # The batch source's listing options hold too.
+    assert batches(reader(tmp_path, pathGlobFilter="[ab]")) == [["b", "a"]]
     assert batches(reader(tmp_path, latestFirst="true", maxFilesPerTrigger=2)) == [
         ["a", "d"],
         ["b", "c"],
@@ -69,9 +71,12 @@ def test_max_bytes_per_trigger_takes_one_file_at_least(tmp_path):
 
 
 def test_new_files_come_in_later_batches_and_none_twice(tmp_path):
+    with pytest.raises(FileNotFoundError, match="PATH_NOT_FOUND"):  # as Spark's load(path)
+        reader(tmp_path / "in").latestOffset(reader(tmp_path).initialOffset(), ReadAllAvailable())
+    glob = reader(tmp_path / "i[n]")  # a glob may match nothing yet: the stream waits
+    start = glob.initialOffset()
+    assert glob.latestOffset(start, ReadAllAvailable()) == start
     r = reader(tmp_path / "in")
-    start = r.initialOffset()
-    assert r.latestOffset(start, ReadAllAvailable()) == start  # no folder yet: no data
     write(tmp_path / "in", "a", 1000)
     first = r.latestOffset(start, ReadAllAvailable())
     write(tmp_path / "in", "b", 500)  # arrives late with an older time: still read

@@ -25,7 +25,6 @@ map grows with the folder; set ``maxFileAge`` smaller for folders of many small 
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -41,10 +40,13 @@ from pyspark.sql.streaming.datasource import (
 )
 from pyspark.sql.types import StructType
 
+from sliceflow.file_codecs import is_splittable
+from sliceflow.file_listing import FileEntry, list_files
+from sliceflow.filesystems import resolve, split_scheme
 from sliceflow.spark.datasource import FileSplit, JsonDataSourceReader
 from sliceflow.spark.source_options import parse_bytes, parse_time_ms, pop_option
 
-__all__ = ["FileStatus", "JsonStreamReader", "StreamOptions", "list_file_statuses"]
+__all__ = ["JsonStreamReader", "StreamOptions", "list_stream_files"]
 
 #: Spark's default ``maxFileAge``.
 DEFAULT_MAX_FILE_AGE = "7d"
@@ -52,39 +54,24 @@ DEFAULT_MAX_FILE_AGE = "7d"
 OPEN_COST_BYTES = 4 << 20
 
 
-@dataclass(frozen=True)
-class FileStatus:
-    """A file of the stream's folder: its path, modification time (ms) and size (bytes)."""
+def list_stream_files(
+    path: str, options: Mapping[str, str], settings: Mapping[str, str] | None, time_zone: str
+) -> list[FileEntry]:
+    """The data files under ``path`` now, found as the batch source finds them
+    (:func:`sliceflow.file_listing.list_files`: any filesystem, globs, ``pathGlobFilter``,
+    ``recursiveFileLookup``, ``modifiedBefore/After``, hidden names skipped). A glob that
+    matches nothing yet is an empty folder (the stream waits, as Spark's does); a missing path
+    that is no glob fails, as ``readStream...load(path)`` fails in Spark.
 
-    path: str
-    mtime_ms: int
-    size: int
-
-
-def list_file_statuses(path: str) -> list[FileStatus]:
-    """The files under ``path`` (a file or a folder, walked recursively), skipping hidden and
-    metadata entries (names starting with ``.`` or ``_``) as Spark does. An absent folder has no
-    files yet (the stream waits for it), as in Spark's file stream source.
-
-    >>> list_file_statuses("/no/such/folder")
+    >>> list_stream_files("/no/such/folder/*.json", {}, None, "UTC")
     []
     """
-    if os.path.isfile(path):
-        st = os.stat(path)
-        return [FileStatus(path, st.st_mtime_ns // 1_000_000, st.st_size)]
-    out: list[FileStatus] = []
-    for root, dirs, names in os.walk(path):
-        dirs[:] = sorted(d for d in dirs if not d.startswith((".", "_")))
-        for name in sorted(names):
-            if name.startswith((".", "_")):
-                continue
-            full = os.path.join(root, name)
-            try:
-                st = os.stat(full)
-            except FileNotFoundError:  # removed while listing: not there
-                continue
-            out.append(FileStatus(full, st.st_mtime_ns // 1_000_000, st.st_size))
-    return out
+    try:
+        return list_files(path, options, settings, time_zone=time_zone)
+    except FileNotFoundError:
+        if any(c in path.split("://", 1)[-1] for c in "*?[{"):
+            return []
+        raise
 
 
 def _flag(options: dict[str, str], name: str) -> bool:
@@ -155,16 +142,16 @@ class StreamOptions:
             file_name_only=_flag(options, "fileNameOnly"),
             max_file_age_ms=max_age,
             clean_source=clean,
-            archive_dir=os.path.abspath(archive) if archive else None,
+            archive_dir=_absolute(archive) if archive else None,
         )
 
 
-def _take(files: Sequence[FileStatus], limit: ReadLimit) -> list[FileStatus]:
+def _take(files: Sequence[FileEntry], limit: ReadLimit) -> list[FileEntry]:
     """The files one micro-batch takes from ``files`` (already in reading order)."""
     if isinstance(limit, ReadMaxFiles):
         return list(files[: limit.max_files])
     if isinstance(limit, ReadMaxBytes):
-        taken: list[FileStatus] = []
+        taken: list[FileEntry] = []
         total = 0
         for f in files:
             if taken and total + f.size > limit.max_bytes:
@@ -175,6 +162,11 @@ def _take(files: Sequence[FileStatus], limit: ReadLimit) -> list[FileStatus]:
     if isinstance(limit, ReadAllAvailable):
         return list(files)
     raise ValueError(f"sliceflow.json: the streaming source has no read limit {limit!r}")
+
+
+def _absolute(path: str) -> str:
+    """A local path made absolute; a URI as it is."""
+    return path if split_scheme(path)[0] not in ("", "file", "local") else os.path.abspath(path)
 
 
 class JsonStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
@@ -196,12 +188,14 @@ class JsonStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         self.cores = int(session_defaults.get("parallelism") or os.cpu_count() or 1)
         archive = self.stream.archive_dir
         if archive is not None:
-            root = os.path.abspath(self.root)
-            if archive == root or archive.startswith(root.rstrip(os.sep) + os.sep):
+            root = _absolute(self.root).rstrip("/")
+            if archive.rstrip("/") == root or archive.startswith(root + "/"):
                 raise ValueError(
                     f"sliceflow.json: sourceArchiveDir {archive!r} is inside the source path "
                     f"{self.root!r}; archived files would be read again"
                 )
+        #: Hadoop settings (``fs.s3a.*`` ...) for the filesystems, as the batch source has them.
+        self.settings: dict[str, str] | None = None
         #: The files there when ``Trigger.AvailableNow`` started; ``None`` otherwise.
         self.available_now: frozenset[str] | None = None
 
@@ -218,7 +212,12 @@ class JsonStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         return ReadAllAvailable()
 
     def prepareForTriggerAvailableNow(self) -> None:
-        self.available_now = frozenset(f.path for f in list_file_statuses(self.root))
+        self.available_now = frozenset(f.path for f in self._list())
+
+    def _list(self) -> list[FileEntry]:
+        return list_stream_files(
+            self.root, self.decoder.options, self.settings, self.decoder.time_zone
+        )
 
     def _key(self, path: str) -> str:
         return os.path.basename(path) if self.stream.file_name_only else path
@@ -226,18 +225,22 @@ class JsonStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
     def latestOffset(self, start: dict[str, Any], limit: ReadLimit) -> dict[str, Any]:
         seen: dict[str, int] = dict(start["seen"])
         purged_before = int(start["purgedBefore"])
-        files = list_file_statuses(self.root)
+        files = self._list()
         if self.available_now is not None:
             files = [f for f in files if f.path in self.available_now]
-        new = [f for f in files if f.mtime_ms >= purged_before and self._key(f.path) not in seen]
+        new = [
+            f
+            for f in files
+            if f.modification_time_ms >= purged_before and self._key(f.path) not in seen
+        ]
         # Spark's order: by modification time (newest first with latestFirst); the path breaks
         # ties so that every listing gives the same order.
-        new.sort(key=lambda f: (f.mtime_ms, f.path), reverse=self.stream.latest_first)
+        new.sort(key=lambda f: (f.modification_time_ms, f.path), reverse=self.stream.latest_first)
         batch = _take(new, limit)
         if not batch:
             return start
         for f in batch:
-            seen[self._key(f.path)] = f.mtime_ms
+            seen[self._key(f.path)] = f.modification_time_ms
         keep_all = self.stream.latest_first and (
             self.stream.max_files is not None or self.stream.max_bytes is not None
         )
@@ -262,8 +265,9 @@ class JsonStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         split = min(self.decoder.split_bytes, max(OPEN_COST_BYTES, -(-sum(sizes) // self.cores)))
         splits: list[InputPartition] = []
         for (path, _), size in zip(end["files"], sizes, strict=True):
-            for begin in range(0, max(size, 1), split):
-                splits.append(FileSplit(path, begin, min(begin + split, size)))
+            step = split if is_splittable(path) else max(size, 1)  # compressed: one piece
+            for begin in range(0, max(size, 1), step):
+                splits.append(FileSplit(path, begin, min(begin + step, size)))
         return splits
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
@@ -276,14 +280,15 @@ class JsonStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
             return
         for path, _ in end["files"]:
             try:
+                fs, inner = resolve(path, self.settings)
                 if self.stream.clean_source == "delete":
-                    os.remove(path)
-                else:
-                    assert self.stream.archive_dir is not None
-                    target = os.path.join(
-                        self.stream.archive_dir, os.path.abspath(path).lstrip(os.sep)
-                    )
-                    os.makedirs(os.path.dirname(target), exist_ok=True)
-                    shutil.move(path, target)
+                    fs.delete_file(inner)
+                    continue
+                assert self.stream.archive_dir is not None
+                archive_fs, archive = resolve(self.stream.archive_dir, self.settings)
+                # Spark keeps the file's whole path under the archive folder.
+                target = archive.rstrip("/") + "/" + inner.lstrip("/")
+                archive_fs.create_dir(target.rsplit("/", 1)[0], recursive=True)
+                fs.move(inner, target)
             except OSError:
                 continue
