@@ -14,6 +14,7 @@ from pyspark.sql.streaming.datasource import ReadAllAvailable, ReadMaxBytes, Rea
 from pyspark.sql.types import IntegerType, StringType, StructField, StructType
 
 from sliceflow.schemas import resolve_schema
+from sliceflow.spark.datasource import JsonDataSource
 from sliceflow.spark.json_stream_source import JsonStreamReader, StreamOptions
 
 SCHEMA = StructType([StructField("f", StringType()), StructField("i", IntegerType())])
@@ -28,8 +29,10 @@ def write(folder: Path, name: str, mtime: int, lines: int = 3) -> str:
 
 
 def reader(folder: Path, **options: Any) -> JsonStreamReader:
-    opts = {"path": str(folder), **{k: str(v) for k, v in options.items()}}
-    return JsonStreamReader(opts, SCHEMA, {"timeZone": "UTC", "parallelism": "2"})
+    source = JsonDataSource({"path": str(folder), **{k: str(v) for k, v in options.items()}})
+    stream = source.streamReader(SCHEMA)
+    assert isinstance(stream, JsonStreamReader)
+    return stream
 
 
 def batches(r: JsonStreamReader, start: dict[str, Any] | None = None) -> list[list[str]]:

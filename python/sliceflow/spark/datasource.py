@@ -24,6 +24,7 @@ from pyspark.sql.types import StructType
 
 from sliceflow.json_options import normalize
 from sliceflow.schemas import resolve_schema
+from sliceflow.spark.json_stream_source import JsonStreamReader, StreamOptions
 from sliceflow.spark.memory_conf import apply_in_worker
 from sliceflow.spark.session_settings import SessionSettings
 from sliceflow.spark.source_options import parse_bytes as _parse_bytes
@@ -133,9 +134,10 @@ class JsonDataSource(DataSource):
         """``spark.readStream.format("sliceflow.json").schema(s).load(folder)``: the files
         arriving under ``folder``, with the file stream source's options
         (:mod:`sliceflow.spark.json_stream_source`)."""
-        from sliceflow.spark.json_stream_source import JsonStreamReader
-
-        return JsonStreamReader(self.options, schema, self.session_defaults, self.memory_limits)
+        options = dict(self.options)
+        stream = StreamOptions.pop(options)
+        decoder = JsonDataSourceReader(options, schema, self.session_defaults, self.memory_limits)
+        return JsonStreamReader(stream, decoder, FileSplit, self.session_defaults)
 
 
 def register(spark: SparkSession) -> None:

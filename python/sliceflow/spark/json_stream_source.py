@@ -10,8 +10,9 @@ per micro-batch (one file at least), every file read once (by full path, or by n
 ``fileNameOnly``), files older than ``maxFileAge`` before the newest one seen ignored after the
 first batch, and ``cleanSource`` (``archive`` to ``sourceArchiveDir`` / ``delete``) applied to a
 micro-batch's files once Spark has committed it. ``Trigger.AvailableNow`` reads the files there at
-the start and stops. Each file is decoded by the batch reader (:class:`JsonDataSourceReader`), so
-the JSON options, schema and results are the batch source's.
+the start and stops. Each file is decoded by the batch source's reader (``JsonDataSourceReader``,
+handed over by ``JsonDataSource.streamReader``), so the JSON options, schema and results are the
+batch source's.
 
 Offsets (in the query's checkpoint, JSON): ``{"batch": n, "files": [[path, size], ...],
 "seen": {key: mtime_ms, ...}, "purgedBefore": ms}``. ``files`` are the micro-batch's own files,
@@ -25,9 +26,9 @@ map grows with the folder; set ``maxFileAge`` smaller for folders of many small 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import pyarrow as pa
 from pyspark.sql.datasource import DataSourceStreamReader, InputPartition
@@ -38,12 +39,10 @@ from pyspark.sql.streaming.datasource import (
     ReadMaxFiles,
     SupportsTriggerAvailableNow,
 )
-from pyspark.sql.types import StructType
 
 from sliceflow.file_codecs import is_splittable
 from sliceflow.file_listing import FileEntry, list_files
 from sliceflow.filesystems import resolve, split_scheme
-from sliceflow.spark.datasource import FileSplit, JsonDataSourceReader
 from sliceflow.spark.source_options import parse_bytes, parse_time_ms, pop_option
 
 __all__ = ["JsonStreamReader", "StreamOptions", "list_stream_files"]
@@ -169,21 +168,35 @@ def _absolute(path: str) -> str:
     return path if split_scheme(path)[0] not in ("", "file", "local") else os.path.abspath(path)
 
 
+class SplitDecoder(Protocol):
+    """What the stream needs of the batch source's reader: its path and options, and the
+    decoding of one split of a file."""
+
+    path: str
+    options: dict[str, str]
+    time_zone: str
+    split_bytes: int
+
+    def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]: ...
+
+
 class JsonStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
     """Micro-batches of the NDJSON files arriving under a folder (see the module docstring)."""
 
     def __init__(
         self,
-        options: Mapping[str, str],
-        schema: StructType,
-        session_defaults: dict[str, str],
-        memory_limits: dict[str, str] | None = None,
+        stream: StreamOptions,
+        decoder: SplitDecoder,
+        make_split: Callable[[str, int, int], InputPartition],
+        session_defaults: Mapping[str, str],
     ) -> None:
-        rest = dict(options)
-        self.stream = StreamOptions.pop(rest)
-        #: Decodes a file split exactly as the batch source does (options checked here).
-        self.decoder = JsonDataSourceReader(rest, schema, session_defaults, memory_limits)
-        self.root = self.decoder.path
+        """``stream``: the streaming options (:meth:`StreamOptions.pop`); ``decoder``: the batch
+        source's reader over the other options, which decodes each split; ``make_split``: its
+        split type (path, start, end)."""
+        self.stream = stream
+        self.decoder = decoder
+        self.make_split = make_split
+        self.root = decoder.path
         #: Cores a micro-batch spreads over (Spark's ``spark.sql.files.minPartitionNum``).
         self.cores = int(session_defaults.get("parallelism") or os.cpu_count() or 1)
         archive = self.stream.archive_dir
@@ -267,7 +280,7 @@ class JsonStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         for (path, _), size in zip(end["files"], sizes, strict=True):
             step = split if is_splittable(path) else max(size, 1)  # compressed: one piece
             for begin in range(0, max(size, 1), step):
-                splits.append(FileSplit(path, begin, min(begin + step, size)))
+                splits.append(self.make_split(path, begin, min(begin + step, size)))
         return splits
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
