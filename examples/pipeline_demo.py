@@ -1,9 +1,10 @@
 """The sliceflow pipeline demo: a Nexmark bid stream through Structured Streaming on local Spark,
 decoded and aggregated by sliceflow and, beside it, by Spark alone.
 
-The stream is NDJSON files of bids arriving in a folder (one file, one micro-batch). Each query
-reads it with ``spark.readStream.text``, decodes it with ``from_json`` and puts a 10-second
-watermark on ``dateTime``; then, one query at a time (``trigger(availableNow=True)``):
+The stream is NDJSON files of bids arriving in a folder (one file, one micro-batch). The
+sliceflow queries read it with the ``sliceflow.json`` stream source (decoded where it is read),
+Spark's with ``spark.readStream.text`` and Spark's ``from_json``; each puts a 10-second watermark
+on ``dateTime``; then, one query at a time (``trigger(availableNow=True)``):
 
 * hop(1 hour, 1 minute) per auction, count and max(price): sliceflow's ``window_agg`` and Spark's
   ``groupBy(window(...))``, both in append mode; their rows are compared;
@@ -36,11 +37,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 
-from pyspark.sql import Column, DataFrame, SparkSession
+from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from sliceflow import window as W
-from sliceflow.spark import changelog_agg, from_json, window_agg
+from sliceflow.spark import changelog_agg, register, window_agg
 from sliceflow.testing import BID_DDL, bid_lines
 from sliceflow.testing.spark import local_session, window_bounds
 
@@ -114,12 +115,26 @@ def write_stream(folder: str, bids: int, files: int, rate: int) -> list[str]:
     return names
 
 
-def bid_stream(spark: SparkSession, folder: str, decode: Callable[..., Column]) -> DataFrame:
-    """The bids of ``folder`` as a stream: text lines → ``decode(value, BID_DDL)`` → columns,
-    with the watermark on the event time."""
+def sliceflow_bids(spark: SparkSession, folder: str) -> DataFrame:
+    """The bids of ``folder``, one file per micro-batch, through the ``sliceflow.json`` stream
+    source: decoded in the Python worker that reads the file."""
+    reader = spark.readStream.format("sliceflow.json").option("maxFilesPerTrigger", 1)
+    return reader.schema(BID_DDL).load(folder)
+
+
+def spark_bids(spark: SparkSession, folder: str) -> DataFrame:
+    """The bids of ``folder``, one file per micro-batch, as Spark alone reads them: text lines
+    decoded by Spark's ``from_json``."""
     lines = spark.readStream.option("maxFilesPerTrigger", 1).text(folder)
-    bids = lines.select(decode("value", BID_DDL).alias("b")).select("b.*")
-    return bids.withWatermark(TIME, WATERMARK)
+    return lines.select(F.from_json("value", BID_DDL).alias("b")).select("b.*")
+
+
+def bid_stream(
+    spark: SparkSession, folder: str, read: Callable[[SparkSession, str], DataFrame]
+) -> DataFrame:
+    """The bids of ``folder`` as a stream, read by ``read``, with the watermark on the event
+    time."""
+    return read(spark, folder).withWatermark(TIME, WATERMARK)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -158,36 +173,38 @@ def spark_running(bids: DataFrame) -> DataFrame:
 
 @dataclass(frozen=True)
 class Query:
-    """A streaming query of the demo: how its input is decoded, what it computes, its mode."""
+    """A streaming query of the demo: how its input is read, what it computes, its mode."""
 
     key: str
     label: str
-    decode: Callable[..., Column]
+    read: Callable[[SparkSession, str], DataFrame]
     build: Callable[[DataFrame], DataFrame]
     mode: str
 
 
 QUERIES = (
-    Query("hop-sf", "hop(1 h, 1 min)  sliceflow window_agg", from_json, sliceflow_hop, "append"),
-    Query("hop-spark", "hop(1 h, 1 min)  Spark window()", F.from_json, spark_hop, "append"),
+    Query(
+        "hop-sf", "hop(1 h, 1 min)  sliceflow window_agg", sliceflow_bids, sliceflow_hop, "append"
+    ),
+    Query("hop-spark", "hop(1 h, 1 min)  Spark window()", spark_bids, spark_hop, "append"),
     Query(
         "cumulate-sf",
         "cumulate(1 min, 1 day)  sliceflow window_agg",
-        from_json,
+        sliceflow_bids,
         sliceflow_cumulate,
         "append",
     ),
     Query(
         "changelog-sf",
         "per auction  sliceflow changelog_agg",
-        from_json,
+        sliceflow_bids,
         sliceflow_changelog,
         "append",
     ),
     Query(
         "changelog-spark",
         "per auction  Spark groupBy().agg()",
-        F.from_json,
+        spark_bids,
         spark_running,
         "update",
     ),
@@ -215,7 +232,7 @@ def run_query(
         finally:
             batch.unpersist()
 
-    frame = query.build(bid_stream(spark, folder, query.decode))
+    frame = query.build(bid_stream(spark, folder, query.read))
     start = time.perf_counter()
     stream = (
         frame.writeStream.outputMode(query.mode)
@@ -349,6 +366,7 @@ def _demo(
     spark: SparkSession, work: str, bids: int, files: int, rate: int, warm_up: bool
 ) -> DemoResult:
     folder = os.path.join(work, "bids")
+    register(spark)
     t0 = time.perf_counter()
     names = write_stream(folder, bids, files, rate)
     size = sum(os.path.getsize(n) for n in names)
@@ -358,7 +376,8 @@ def _demo(
         f"from {STREAM_START:%Y-%m-%d %H:%M} UTC, {timedelta(seconds=bids // rate)} in all"
     )
     print(
-        f"every query: readStream.text → from_json → withWatermark({TIME!r}, {WATERMARK!r}); "
+        "sliceflow queries: readStream.format('sliceflow.json'); Spark's: readStream.text → "
+        f"from_json; every query: withWatermark({TIME!r}, {WATERMARK!r}), "
         "one file per micro-batch, trigger(availableNow=True), RocksDB state store, local[2]"
     )
     if warm_up:
