@@ -20,4 +20,7 @@ PYBIND11_MODULE(_core, m) {
   auto state =
       m.def_submodule("state", "The versioned state format of streaming operators (docs/state.md)");
   sliceflow::bindings::register_state(state);
+  auto dedup = m.def_submodule(
+      "dedup", "Deduplication (ROW_NUMBER() = 1 per key): changes and retained rows");
+  sliceflow::bindings::register_dedup(dedup);
 }

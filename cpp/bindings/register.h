@@ -10,5 +10,6 @@ void register_window(pybind11::module_& m);
 void register_changelog(pybind11::module_& m);
 void register_memory(pybind11::module_& m);
 void register_state(pybind11::module_& m);
+void register_dedup(pybind11::module_& m);
 
 }  // namespace sliceflow::bindings

@@ -1,0 +1,140 @@
+"""The deduplicate kernel (``sliceflow.dedup``, ``cpp/dedup/``) on Arrow, micro-batch by
+micro-batch, against the plain-Python model on randomized inputs: every keep / order / retraction
+/ mini-batch combination, and the plan's errors."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pyarrow as pa
+import pytest
+
+from sliceflow.dedup import DedupStep
+from sliceflow.dedup_plan import build_plan
+from sliceflow.testing.dedup_reference import DedupModel
+
+SCHEMA = pa.schema([("k", pa.int64()), ("s", pa.string()), ("t", pa.int32()), ("v", pa.int64())])
+OP_SCHEMA = SCHEMA.append(pa.field("op", pa.string()))
+
+
+def random_rows(rng: random.Random, n: int, keys: int) -> list[dict[str, Any]]:
+    return [
+        {
+            "k": rng.choice([None, *range(keys)]),
+            "s": rng.choice(["a", "b", None]),
+            "t": rng.choice([None, *range(6)]),
+            "v": rng.randrange(4),
+        }
+        for _ in range(n)
+    ]
+
+
+def random_changelog(rng: random.Random, n: int, keys: int) -> list[dict[str, Any]]:
+    """Inserts and retractions of live rows, and a few retractions of rows never inserted."""
+    live: list[dict[str, Any]] = []
+    out: list[dict[str, Any]] = []
+    for row in random_rows(rng, n, keys):
+        r = rng.random()
+        if live and r < 0.35:
+            old = live.pop(rng.randrange(len(live)))
+            if rng.random() < 0.5:
+                out.append({**old, "op": "-D"})
+            else:
+                out += [{**old, "op": "-U"}, {**row, "k": old["k"], "op": "+U"}]
+                live.append({**row, "k": old["k"]})
+        elif r < 0.4:
+            out.append({**row, "op": "-D"})  # never inserted (most likely)
+        else:
+            out.append({**row, "op": rng.choice(["+I", None])})
+            live.append(row)
+    return out
+
+
+def run_kernel(dp: Any, batches: list[list[dict[str, Any]]], schema: pa.Schema) -> list[Any]:
+    step = DedupStep(dp)
+    state = step.empty_state()
+    stats: dict[str, int] = {}
+    changes: list[Any] = []
+    for rows in batches:
+        out, state = step.run(state, pa.RecordBatch.from_pylist(rows, schema=schema), stats)
+        for r in out.to_pylist():
+            op = r.pop("op", "+I")
+            changes.append((op, r))
+    return changes
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("keep", ["first", "last"])
+@pytest.mark.parametrize("order_by", [None, "t"])
+@pytest.mark.parametrize("retracting", [False, True])
+@pytest.mark.parametrize("mini_batch", [True, False])
+def test_kernel_matches_model(seed, keep, order_by, retracting, mini_batch):
+    rng = random.Random(seed)
+    bundle_rows = rng.choice([1, 3, 50])
+    make = random_changelog if retracting else random_rows
+    batches = [make(rng, rng.randrange(0, 40), 5) for _ in range(4)]
+    op_col = "op" if retracting else None
+    dp = build_plan(
+        OP_SCHEMA if retracting else SCHEMA, ["k"], keep=keep, order_by=order_by,
+        op_col=op_col, mini_batch=mini_batch, bundle_rows=bundle_rows,
+    )  # fmt: skip
+    model = DedupModel(
+        ["k"], keep=keep, order_by=order_by, op_col=op_col, mini_batch=mini_batch,
+        bundle_rows=bundle_rows,
+    )  # fmt: skip
+    want = [c for rows in batches for c in model.micro_batch(rows)]
+    got = run_kernel(dp, batches, OP_SCHEMA if retracting else SCHEMA)
+    assert got == want
+
+
+def test_counts_state_access_once_per_key_per_bundle():
+    dp = build_plan(SCHEMA, ["k"], keep="last", bundle_rows=4)
+    step = DedupStep(dp)
+    stats: dict[str, int] = {}
+    rows = pa.RecordBatch.from_pylist(
+        [{"k": k, "s": None, "t": 0, "v": 0} for k in [1, 1, 2, 1, 2, 2, 2, 2]], schema=SCHEMA
+    )
+    out, state = step.run(step.empty_state(), rows, stats)
+    # bundle 1: keys 1 and 2; bundle 2: key 2 alone
+    assert stats["state_reads"] == stats["state_writes"] == 3
+    assert stats["bundles"] == 2 and state.num_rows == 2
+
+
+def test_retraction_of_a_row_never_inserted_is_ignored_and_counted():
+    dp = build_plan(OP_SCHEMA, ["k"], keep="first", op_col="op")
+    step = DedupStep(dp)
+    stats: dict[str, int] = {}
+    rows = [{"k": 1, "s": "a", "t": 1, "v": 1, "op": "-D"}, {"k": 1, "s": "a", "t": 1, "v": 2}]
+    out, _ = step.run(step.empty_state(), pa.RecordBatch.from_pylist(rows, schema=OP_SCHEMA), stats)
+    assert stats["retractions_ignored"] == 1
+    assert out.to_pylist() == [{"op": "+I", "k": 1, "s": "a", "t": 1, "v": 2}]
+
+
+def test_bad_op_value_names_the_column():
+    dp = build_plan(OP_SCHEMA, ["k"], op_col="op")
+    step = DedupStep(dp)
+    rows = pa.RecordBatch.from_pylist([{"k": 1, "op": "UPSERT"}], schema=OP_SCHEMA)
+    with pytest.raises(ValueError, match=r"holds 'UPSERT', which is not a change kind"):
+        step.run(step.empty_state(), rows)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"keep": "latest"}, r"keep must be 'first' or 'last', not 'latest'"),
+        ({"order_by": "nope"}, r"order_by column 'nope' is not a column of the input"),
+        ({"order_by": "m"}, r"order_by column 'm' has type MAP<STRING, INT>.*cannot order by"),
+        ({"op_col": "t"}, r"op column 't' must be a STRING column"),
+        ({"bundle_rows": 0}, r"bundle_rows must be a positive int"),
+    ],
+)
+def test_plan_errors_name_the_argument(kwargs, message):
+    schema = SCHEMA.append(pa.field("m", pa.map_(pa.string(), pa.int32())))
+    with pytest.raises(ValueError, match=message):
+        build_plan(schema, ["k"], **kwargs)
+
+
+def test_missing_key_column_is_named():
+    with pytest.raises(ValueError, match=r"by column 'id' is not a column"):
+        build_plan(SCHEMA, ["id"])
