@@ -107,6 +107,8 @@ const char* operator_name(Operator op) {
       return "window_agg";
     case Operator::ChangelogAgg:
       return "changelog_agg";
+    case Operator::Deduplicate:
+      return "deduplicate";
   }
   return "unknown operator";
 }
@@ -114,8 +116,9 @@ const char* operator_name(Operator op) {
 Operator operator_from_name(std::string_view name) {
   if (name == "window_agg") return Operator::WindowAgg;
   if (name == "changelog_agg") return Operator::ChangelogAgg;
+  if (name == "deduplicate") return Operator::Deduplicate;
   throw std::invalid_argument("state: unknown operator '" + std::string(name) +
-                              "' (expected 'window_agg' or 'changelog_agg')");
+                              "' (expected 'window_agg', 'changelog_agg' or 'deduplicate')");
 }
 
 size_t sealed_size(const Identity& identity, const std::vector<std::string_view>& sections) {
@@ -199,7 +202,8 @@ Opened read(std::string_view value, const char* reader) {
                                                    : " (damaged value?)"));
   }
   if (kind != static_cast<uint8_t>(Operator::WindowAgg) &&
-      kind != static_cast<uint8_t>(Operator::ChangelogAgg)) {
+      kind != static_cast<uint8_t>(Operator::ChangelogAgg) &&
+      kind != static_cast<uint8_t>(Operator::Deduplicate)) {
     fail(reader, "the header names operator kind " + std::to_string(kind) +
                      ", which this release does not know");
   }

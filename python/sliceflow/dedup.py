@@ -57,7 +57,7 @@ class DedupStep:
         self._kernel: Any = core_module("dedup").Deduplicator(dp.plan)
         self._seen: dict[str, int] = {}
         if dp.changelog:
-            names = list(dp.payload_schema.names)
+            names = [*dp.payload_schema.names, *([dp.arrival_col] if dp.arrival_col else [])]
         else:
             names = list(dict.fromkeys([*dp.kernel_columns, *extra]))
         schema = dp.input_schema
@@ -97,16 +97,11 @@ class DedupStep:
             add_stats(stats, {k: v - self._seen.get(k, 0) for k, v in now.items()})
             self._seen = now
         s = state.num_rows
-        stored = self.state_schema.names
-        if dp.changelog:
-            payload = dp.payload_schema.names
-            combined = pa.concat_batches([state.select(payload), rows.select(payload)])
-            ops = OP_NAMES.take(pa.array(np.frombuffer(ops_b, dtype=np.int8)))
-            taken = combined.take(pa.array(emit))
-            out = pa.RecordBatch.from_arrays([ops, *taken.columns], schema=self.output_schema)
-            new_state = combined.take(pa.array(keep)).select(stored)
-        else:
-            out = rows.select(dp.payload_schema.names).take(pa.array(emit - s))
-            combined = pa.concat_batches([state, rows.select(stored)])
-            new_state = combined.take(pa.array(keep))
+        combined = pa.concat_batches([state, rows.select(self.state_schema.names)])
+        new_state = combined.take(pa.array(keep))
+        if not dp.changelog:
+            return rows.select(dp.payload_schema.names).take(pa.array(emit - s)), new_state
+        ops = OP_NAMES.take(pa.array(np.frombuffer(ops_b, dtype=np.int8)))
+        taken = combined.take(pa.array(emit)).select(dp.payload_schema.names)
+        out = pa.RecordBatch.from_arrays([ops, *taken.columns], schema=self.output_schema)
         return out, new_state

@@ -10,10 +10,14 @@
 * :func:`changelog_agg` -- Flink SQL's group aggregation over a ``+I/-U/+U/-D`` changelog with
   mini-batch bundles, on batch and streaming DataFrames (state in Spark's state store, one
   entry per bucket of keys); :class:`ChangelogMetrics` collects its counters.
+* :func:`deduplicate` -- one row per key (``ROW_NUMBER() = 1``), a changelog on streams;
+  :func:`from_changelog` -- Debezium envelopes or op columns as ``+I/-U/+U/-D`` rows.
 """
 
 from sliceflow.spark.changelog_agg import changelog_agg
 from sliceflow.spark.datasource import JsonDataSource, register
+from sliceflow.spark.deduplicate import DedupMetrics, deduplicate
+from sliceflow.spark.from_changelog import from_changelog
 from sliceflow.spark.functions import from_json
 from sliceflow.spark.metrics import ChangelogMetrics, WindowMetrics
 from sliceflow.spark.window_agg import window_agg
@@ -26,4 +30,7 @@ __all__ = [
     "register",
     "changelog_agg",
     "window_agg",
+    "DedupMetrics",
+    "deduplicate",
+    "from_changelog",
 ]
