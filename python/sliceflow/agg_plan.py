@@ -164,6 +164,19 @@ def column_index(schema: pa.Schema, name: str, role: str) -> int:
     return int(indices[0])
 
 
+def op_column_index(schema: pa.Schema, op_col: str) -> int:
+    """The index of the op column ``op_col`` (a STRING column of ``+I``/``-U``/``+U``/``-D``);
+    ``ValueError`` naming it when it is missing or not a STRING."""
+    i = column_index(schema, op_col, "op column")
+    t = schema.field(i).type
+    if not (pa.types.is_string(t) or pa.types.is_large_string(t)):
+        raise ValueError(
+            f"op column {op_col!r} must be a STRING column holding +I, -U, +U or -D, not "
+            f"{spark_type_name(t)}"
+        )
+    return i
+
+
 def positive_int(value: Any, what: str) -> int:
     """``value`` if it is a positive int (not a bool); ``ValueError`` naming ``what`` otherwise."""
     if not isinstance(value, int) or isinstance(value, bool) or value <= 0:

@@ -28,17 +28,16 @@ import pyarrow as pa
 from sliceflow import _core
 from sliceflow.agg_plan import (
     check_output_names,
-    column_index,
     core_schema,
     grouping_columns,
     kernel_input_schema,
     key_columns,
+    op_column_index,
     output_fields,
     plan_arguments,
     positive_int,
 )
 from sliceflow.aggregates import AggSpec, agg_specs
-from sliceflow.spark_types import spark_type_name
 
 __all__ = [
     "DEFAULT_BUCKETS",
@@ -137,13 +136,7 @@ def build_plan(
     indices = list(key_idx)
     op_column = -1
     if op_col is not None:
-        i = column_index(schema, op_col, "op column")
-        t = schema.field(i).type
-        if not (pa.types.is_string(t) or pa.types.is_large_string(t)):
-            raise ValueError(
-                f"op column {op_col!r} must be a STRING column holding +I, -U, +U or -D, not "
-                f"{spark_type_name(t)}"
-            )
+        i = op_column_index(schema, op_col)
         if op_col in by:
             raise ValueError(f"op column {op_col!r} cannot also be a grouping column")
         op_column = len(indices)

@@ -28,6 +28,7 @@ from sliceflow.agg_plan import (
     column_index,
     grouping_columns,
     is_us_timestamp,
+    op_column_index,
     positive_int,
 )
 from sliceflow.spark_types import spark_type_name
@@ -137,13 +138,7 @@ def build_plan(
     if arrival_col is not None:
         payload = payload.remove(column_index(payload, arrival_col, "arrival column"))
     if op_col is not None:
-        i = column_index(schema, op_col, "op column")
-        t = schema.field(i).type
-        if not (pa.types.is_string(t) or pa.types.is_large_string(t)):
-            raise ValueError(
-                f"op column {op_col!r} must be a STRING column holding +I, -U, +U or -D, not "
-                f"{spark_type_name(t)}"
-            )
+        op_column_index(schema, op_col)
         if op_col in by_list or op_col == order_by:
             raise ValueError(f"op column {op_col!r} cannot also be a by or order_by column")
         payload = payload.remove(column_index(payload, op_col, "op column"))
