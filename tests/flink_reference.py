@@ -8,6 +8,9 @@ process (one JVM, ~10 s to start; then ~1-3 s a job). A job is a dict:
 * ``columns``: ``[[name, type], ...]`` with type one of ``INT``, ``BIGINT``, ``DOUBLE``,
   ``STRING``, ``BOOLEAN``; and ``rows``: ``[[op, value, ...], ...]`` with op ``+I``, ``-U``,
   ``+U`` or ``-D``. They become the view ``src`` (``from_changelog_stream`` of a collection).
+* ``proctime``: a column name: ``src`` also gets that processing-time attribute
+  (``PROCTIME()``), which ``ORDER BY`` of Flink's Deduplicate needs; ``append`` (bool, every
+  op ``+I``): ``src`` is an insert-only stream (``from_data_stream``), not a changelog.
 * ``ddl``: SQL statements run before ``sql`` (e.g. a ``datagen`` table), instead of or besides
   ``columns``/``rows``.
 * ``mini_batch`` (bool), ``size`` (``table.exec.mini-batch.size``, default 1e9: one bundle),
@@ -130,7 +133,16 @@ def _runner(spec_path: str, out_path: str) -> None:  # pragma: no cover - runs u
                 rows,
                 type_info=Types.ROW_NAMED([c for c, _ in cols], [type_infos[t] for _, t in cols]),
             )
-            t_env.create_temporary_view("src", t_env.from_changelog_stream(ds))
+            if job.get("proctime"):
+                from pyflink.table import Schema
+
+                schema = (
+                    Schema.new_builder().column_by_expression(job["proctime"], "PROCTIME()").build()
+                )
+                make = t_env.from_data_stream if job.get("append") else t_env.from_changelog_stream
+                t_env.create_temporary_view("src", make(ds, schema))
+            else:
+                t_env.create_temporary_view("src", t_env.from_changelog_stream(ds))
         for ddl in job.get("ddl", []):
             t_env.execute_sql(ddl)
         out = []
