@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The C++ core under ASan+UBSan: bounded libFuzzer runs of the JSON decoder, the window kernel
-# (batch and streaming steps), the changelog kernel, Arrow input validation (forged
-# C Data Interface structs) and the state format (forged or damaged state values), then the
-# decoder's, the window kernel's and the changelog kernel's Python tests against an extension
-# built with the sanitizers.
+# (batch and streaming steps), the changelog kernel, the deduplicate kernel, Arrow input
+# validation (forged C Data Interface structs) and the state format (forged or damaged state
+# values), then the decoder's, the window, changelog and deduplicate kernels' Python tests
+# against an extension built with the sanitizers.
 #   FUZZ_SECONDS=600 bash scripts/sanitize.sh   # a longer fuzz run
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,7 +15,7 @@ if command -v clang++ >/dev/null 2>&1; then
   cmake -S . -B "$build/fuzz" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DSLICEFLOW_PYTHON=OFF -DSLICEFLOW_FUZZ=ON -DSLICEFLOW_SANITIZE=address,undefined >/dev/null
   cmake --build "$build/fuzz" -j2 --target fuzz_json_decode fuzz_window fuzz_changelog \
-    fuzz_arrow_input fuzz_state >/dev/null
+    fuzz_dedup fuzz_arrow_input fuzz_state >/dev/null
   cp -n tests/data/fuzz_seeds/* "$build/corpus/" 2>/dev/null || true
   mkdir -p "$build/window_corpus" "$build/changelog_corpus" "$build/arrow_input_corpus" \
     "$build/state_corpus"
@@ -35,6 +35,8 @@ if command -v clang++ >/dev/null 2>&1; then
   fuzz fuzz_json_decode "$build/corpus" 4096
   fuzz fuzz_window "$build/window_corpus" 512
   fuzz fuzz_changelog "$build/changelog_corpus" 512
+  mkdir -p "$build/dedup_corpus"
+  fuzz fuzz_dedup "$build/dedup_corpus" 512
   fuzz fuzz_arrow_input "$build/arrow_input_corpus" 1024
   fuzz fuzz_state "$build/state_corpus" 1024
 else
@@ -68,4 +70,4 @@ root=$PWD
   "$root/.venv/bin/python" -m pytest -q -p no:cacheprovider "$root/tests/test_json_decode.py" \
   "$root/tests/test_fast_path.py" "$root/tests/test_window_kernel.py" \
   "$root/tests/test_window_stream_steps.py" "$root/tests/test_changelog_kernel.py" \
-  "$root/tests/test_untrusted_input.py")
+  "$root/tests/test_dedup_kernel.py" "$root/tests/test_untrusted_input.py")
