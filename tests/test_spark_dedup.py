@@ -299,3 +299,30 @@ def test_from_changelog_unmapped_value_fails_batch_and_stream(spark, tmp_path):
                             mapping=MAPPING)  # fmt: skip
     with pytest.raises(StreamingQueryException, match=message):
         collect_stream(stream, str(tmp_path / "ck"))
+
+
+def test_streaming_changelog_input_matches_model(spark, tmp_path):
+    """A retracting stream (from_changelog of a mapped op column) through deduplicate: each
+    micro-batch's changes are the model's, retractions of rows never inserted are counted."""
+    schema = pa.schema([("k", pa.int64()), ("t", pa.int64()), ("kind", pa.string())])
+    mapping = {"INSERT": "+I", "DELETE": "-D"}
+    parts = [
+        [{"k": 1, "t": 5, "kind": "INSERT"}, {"k": 1, "t": 3, "kind": "INSERT"},
+         {"k": 2, "t": 9, "kind": "DELETE"}],
+        [{"k": 1, "t": 3, "kind": "DELETE"}, {"k": 2, "t": 1, "kind": "INSERT"}],
+        [{"k": 1, "t": 5, "kind": "DELETE"}],
+    ]  # fmt: skip
+    write_micro_batches(
+        str(tmp_path / "src"), [pa.Table.from_pylist(p, schema=schema) for p in parts]
+    )
+    changes = from_changelog(stream_of(spark, str(tmp_path / "src"), schema), op_col="kind",
+                             mapping=mapping)  # fmt: skip
+    metrics = DedupMetrics(spark)
+    out = deduplicate(changes, ["k"], keep="first", order_by="t", op_col="op", buckets=1,
+                      metrics=metrics)  # fmt: skip
+    got = collect_stream(out, str(tmp_path / "ck"))
+    model = DedupModel(["k"], keep="first", order_by="t", op_col="op")
+    for b, part in enumerate(parts):
+        rows = [{"op": mapping[r["kind"]], "k": r["k"], "t": r["t"]} for r in part]
+        assert [(r.pop("op"), r) for r in got.get(b, [])] == model.micro_batch(rows)
+    assert metrics.value["retractions_ignored"] == 1
