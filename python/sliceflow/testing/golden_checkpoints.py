@@ -225,12 +225,19 @@ def _changelog_query(df: DataFrame) -> DataFrame:
     return changelog_agg(df, ["k"], aggs, op_col="op", buckets=2)
 
 
+def _dedup_query(df: DataFrame) -> DataFrame:
+    from sliceflow.spark import deduplicate
+
+    return deduplicate(df, ["k"], keep="last", order_by="v", op_col="op", buckets=2)
+
+
 #: The golden query of each streaming operator, by operator name.
 GOLDEN = {
     "window_agg": Golden("window_agg", WINDOW_SCHEMA, _window_batches, _window_query),
     "changelog_agg": Golden(
         "changelog_agg", CHANGELOG_SCHEMA, _changelog_batches, _changelog_query
     ),
+    "deduplicate": Golden("deduplicate", CHANGELOG_SCHEMA, _changelog_batches, _dedup_query),
 }
 
 
