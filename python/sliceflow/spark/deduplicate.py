@@ -123,7 +123,9 @@ def deduplicate(
         metrics: a :class:`DedupMetrics` to which the kernel's counters are added.
 
     Returns:
-        Batch: the input's rows kept (without the op column). Stream: the changelog ``op`` then
+        Batch: the input's rows kept (without the op column); each shuffle partition's rows
+        are gathered into one Arrow batch for one kernel step (memory: a partition's rows;
+        raise ``spark.sql.shuffle.partitions`` for very large inputs). Stream: the changelog ``op`` then
         the row's columns (output mode append), except ``keep="first"`` in arrival order over
         an insert-only stream, which only ever emits the first row of each key and has no
         ``op`` (like ``dropDuplicates``). With a watermark on the stream (``withWatermark``), a
