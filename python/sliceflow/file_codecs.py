@@ -32,7 +32,7 @@ import os
 import struct
 import zlib
 from collections.abc import Mapping
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, cast
 
 import pyarrow as pa
 
@@ -196,10 +196,16 @@ class _HadoopBlockStream(io.RawIOBase):
 class _NamedErrors(io.RawIOBase):
     """Reads through ``stream``; any error becomes a :class:`FileReadError` naming ``path``."""
 
+    #: Bytes asked of the decompressor at a time: when the stream breaks, what was decoded
+    #: before the break (up to this much less) is handed out first, and the error comes with
+    #: the next read, as a Hadoop stream gives the lines before a damaged block.
+    STEP = 1 << 16
+
     def __init__(self, stream: Any, path: str, codec: str | None) -> None:
         self._stream = stream
         self._path = path
         self._codec = codec
+        self._failed: FileReadError | None = None
 
     def readable(self) -> bool:
         return True
@@ -208,15 +214,32 @@ class _NamedErrors(io.RawIOBase):
         what = f"{self._codec} file" if self._codec else "file"
         return FileReadError(f"cannot read the {what} {self._path}: {exc}", path=self._path)
 
-    def readinto(self, b: Any) -> int:
-        try:
-            if hasattr(self._stream, "readinto"):
-                return int(self._stream.readinto(b))
-            data = self._stream.read(len(b))
-        except (OSError, ValueError, IndexError, struct.error) as exc:
-            raise self._error(exc) from exc
-        b[: len(data)] = data
+    def _read_step(self, view: memoryview) -> int:
+        if hasattr(self._stream, "readinto"):
+            return int(self._stream.readinto(view))
+        data = self._stream.read(len(view))
+        view[: len(data)] = data
         return len(data)
+
+    def readinto(self, b: Any) -> int:
+        if self._failed is not None:
+            raise self._failed
+        with memoryview(b) as view:
+            filled = 0
+            while filled < len(view):
+                try:
+                    got = self._read_step(view[filled : filled + self.STEP])
+                except (OSError, ValueError, IndexError, struct.error) as exc:
+                    # Kept without its traceback: the frames would hold a view of `b` and
+                    # keep the caller from resizing its buffer.
+                    self._failed = self._error(exc.with_traceback(None))
+                    if filled:
+                        return filled
+                    raise self._failed from None
+                if not got:
+                    break
+                filled += got
+            return filled
 
     def close(self) -> None:
         try:
@@ -264,4 +287,6 @@ def open_input(
         stream = _HadoopBlockStream(raw, "snappy")
     else:
         stream = raw
-    return io.BufferedReader(_NamedErrors(stream, path, codec), buffer_size=1 << 16)
+    # Not wrapped in io.BufferedReader: its large reads loop over readinto and drop what an
+    # earlier step decoded when a later one fails; _NamedErrors fills whole requests itself.
+    return cast(BinaryIO, _NamedErrors(stream, path, codec))

@@ -10,7 +10,8 @@ partition values) per data file, sorted by path:
   after listing, see :mod:`sliceflow.file_codecs`);
 * a folder is listed recursively; names starting with ``_`` (unless they hold ``=``) or
   ``.``, and names ending with ``._COPYING_``, are skipped, files and folders alike, also
-  when named directly;
+  when named directly; files in plain subfolders (no ``k=v``) of a folder named are read only
+  under ``recursiveFileLookup`` or inside partition folders, as Spark reads them;
 * ``pathGlobFilter`` keeps files whose name matches; ``modifiedBefore`` / ``modifiedAfter``
   (``YYYY-MM-DDTHH:mm:ss`` in the ``timeZone`` option or the session's) keep files modified
   strictly before / after;
@@ -36,7 +37,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.fs as pafs
 
-from sliceflow.errors import OptionError, SchemaError
+from sliceflow.errors import FileReadError, OptionError, SchemaError
 from sliceflow.filesystems import join, resolve, split_scheme
 from sliceflow.partition_values import infer_column_types, parse_folder
 
@@ -164,8 +165,25 @@ def glob_regex(pattern: str) -> re.Pattern[str]:
     return re.compile("".join(out), re.S)
 
 
-def _info(fs: Any, inner: str) -> Any:
-    return fs.get_file_info(inner)
+def _info(fs: Any, inner: str, uri: str) -> Any:
+    """``FileInfo`` of one path; a refused or failed call names the path the user gave."""
+    try:
+        return fs.get_file_info(inner)
+    except FileNotFoundError:
+        raise _not_found(uri) from None
+    except OSError as exc:
+        raise FileReadError(f"cannot look up {uri}: {exc}", path=uri) from exc
+
+
+def _children(fs: Any, inner: str, uri: str, recursive: bool) -> list[Any]:
+    """``FileInfo`` of what a folder holds (all levels when ``recursive``), or [] if gone."""
+    selector = pafs.FileSelector(inner or "/", recursive=recursive, allow_not_found=True)
+    try:
+        return list(fs.get_file_info(selector))
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    except OSError as exc:
+        raise FileReadError(f"cannot list {uri}: {exc}", path=uri) from exc
 
 
 def _not_found(path: str) -> FileNotFoundError:
@@ -191,18 +209,14 @@ def _expand_glob(path: str, settings: Mapping[str, str] | None) -> list[tuple[st
         found = []
         for parent in current:
             fs, inner = resolve(parent, settings)
-            try:
-                children = fs.get_file_info(pafs.FileSelector(inner or "/", allow_not_found=True))
-            except (NotADirectoryError, OSError):
-                continue
-            for child in children:
+            for child in _children(fs, inner, parent, recursive=False):
                 if regex.fullmatch(child.base_name) and (last or child.is_file is False):
                     found.append(join(parent, child.base_name))
         current = sorted(found)
     out = []
     for uri in current:
         fs, inner = resolve(uri, settings)
-        info = _info(fs, inner)
+        info = _info(fs, inner, uri)
         if info.type != pafs.FileType.NotFound:
             out.append((uri, info))
     return out
@@ -218,7 +232,7 @@ def _leaf_files(
     fs, inner = resolve(uri, settings)
     base = inner.rstrip("/")
     out = []
-    for child in fs.get_file_info(pafs.FileSelector(inner, recursive=True)):
+    for child in _children(fs, inner, uri, recursive=True):
         if child.type != pafs.FileType.File:
             continue
         relative = child.path[len(base) :].lstrip("/")
@@ -278,7 +292,7 @@ def list_files(
                 raise _not_found(path)
             roots.extend(matched)
             continue
-        info = _info(fs, inner)
+        info = _info(fs, inner, path)
         if info.type == pafs.FileType.NotFound:
             raise _not_found(path)
         roots.append((path.rstrip("/") if info.type != pafs.FileType.File else path, info))
@@ -308,12 +322,18 @@ def list_files(
             }
         )
         partitions = _discover(sorted({folder for _, folder in files.values()}), bases)
+    # Spark reads, with partition folders, only the files inside them; without (and without
+    # recursiveFileLookup), only the files named and those directly inside a folder named.
+    top = {uri for uri, info in roots if info.type != pafs.FileType.File}
     entries = []
     for uri in sorted(files):
         file_info, folder = files[uri]
         values = partitions.get(folder, ())
-        if partitions and any(partitions.values()) and not values:
-            continue  # Spark reads only the files inside partition folders then
+        if partitions and not values:
+            continue
+        if not partitions and not listing.recursive_file_lookup:
+            if folder not in top and uri not in {r for r, _ in roots}:
+                continue
         entries.append(FileEntry(uri, int(file_info.size or 0), _mtime_ms(file_info), values))
     return entries
 

@@ -29,7 +29,7 @@ from urllib.parse import unquote, urlsplit
 
 import pyarrow.fs as pafs
 
-from sliceflow.errors import OptionError
+from sliceflow.errors import FileReadError, OptionError
 
 #: Hadoop ``fs.s3a.*`` keys mapped onto pyarrow ``S3FileSystem`` arguments (the value is
 #: the argument it sets; conversions are in :func:`s3_options`).
@@ -222,6 +222,13 @@ def resolve(path: str, settings: Mapping[str, str] | None = None) -> tuple[Any, 
     >>> type(fs).__name__, inner
     ('LocalFileSystem', '/tmp/x.json')
     """
+    try:
+        return _resolve(path, settings)
+    except OSError as exc:
+        raise FileReadError(f"cannot reach the filesystem of {path}: {exc}", path=path) from exc
+
+
+def _resolve(path: str, settings: Mapping[str, str] | None) -> tuple[Any, str]:
     scheme, rest = split_scheme(path)
     conf = tuple(sorted((settings or {}).items()))
     if scheme in ("", "file", "local"):

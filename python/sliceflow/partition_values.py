@@ -287,8 +287,13 @@ def column_arrays(
     fields: Sequence[pa.Field],
     num_rows: int,
     time_zone: str = "UTC",
+    *,
+    strict: bool = True,
 ) -> list[pa.Array]:
     """One constant array of ``num_rows`` per field, from a file's ``(column, raw)`` pairs.
+
+    A value the field's type cannot hold raises ``INVALID_PARTITION_VALUE``; with ``strict``
+    off (Spark's ``spark.sql.sources.validatePartitionColumns=false``) it is null.
 
     >>> column_arrays([("day", "2026-11-24")], [pa.field("day", pa.date32())], 2)[0].to_pylist()
     [datetime.date(2026, 11, 24), datetime.date(2026, 11, 24)]
@@ -297,7 +302,12 @@ def column_arrays(
     arrays = []
     for field in fields:
         raw = raw_of.get(field.name.lower(), DEFAULT_PARTITION_NAME)
-        value = cast_value(field.name, raw, field.type, time_zone)
+        try:
+            value = cast_value(field.name, raw, field.type, time_zone)
+        except SchemaError:
+            if strict:
+                raise
+            value = None
         scalar = value if isinstance(value, pa.Scalar) else pa.scalar(value, type=field.type)
         arrays.append(pa.repeat(scalar, num_rows))
     return arrays
