@@ -22,6 +22,7 @@ schema has one) in PERMISSIVE mode and raises :class:`MalformedRecordError` in F
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterator, Mapping
 from typing import Any, BinaryIO, TypeAlias
 
@@ -193,11 +194,15 @@ def iter_ndjson(
     block_size: int = DEFAULT_BLOCK_SIZE,
     start: int = 0,
     end: int | None = None,
+    stream: Any = None,
 ) -> Iterator[pa.RecordBatch]:
     """Streams an NDJSON file as RecordBatches, holding about ``block_size`` bytes at a time.
 
     ``start``/``end`` select the lines that begin in that byte range (as Hadoop splits do), so
-    that a file can be read in parallel pieces without losing or doubling a line.
+    that a file can be read in parallel pieces without losing or doubling a line. With
+    ``stream`` (an open binary file, e.g. from :func:`sliceflow.file_codecs.open_input`), the
+    bytes come from it instead and ``path`` only names the file in errors; it must be seekable
+    when ``start`` > 0 or ``end`` is given, and it is closed at the end.
     """
     if block_size <= 0:
         raise ValueError("block_size must be positive")
@@ -209,9 +214,12 @@ def iter_ndjson(
         except MalformedRecordError as exc:  # FAILFAST: say which file the record is in
             raise MalformedRecordError(f"{exc} File: {os.fspath(path)!r}.") from None
 
-    size = os.path.getsize(path)
-    end = size if end is None else min(end, size)
-    with open(path, "rb") as f:
+    if stream is None:
+        size = os.path.getsize(path)
+        end = size if end is None else min(end, size)
+    elif end is None:
+        end = sys.maxsize  # to the end of the stream
+    with open(path, "rb") if stream is None else stream as f:
         pos = start
         if start > 0:
             # A line belongs to the split it starts in: skip the one straddling `start`.

@@ -8,8 +8,9 @@
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator, Mapping
+import json
+import logging
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 import pyarrow as pa
@@ -22,7 +23,12 @@ from pyspark.sql.datasource import (
 )
 from pyspark.sql.types import StructType
 
+from sliceflow.errors import FileReadError, SchemaError
+from sliceflow.file_codecs import is_splittable, open_input
+from sliceflow.file_listing import FileEntry, list_files, partition_fields
+from sliceflow.filesystems import hadoop_settings, resolve, split_scheme
 from sliceflow.json_options import normalize
+from sliceflow.partition_values import column_arrays
 from sliceflow.schemas import resolve_schema
 from sliceflow.spark.json_stream_source import JsonStreamReader, StreamOptions
 from sliceflow.spark.memory_conf import apply_in_worker
@@ -34,26 +40,85 @@ from sliceflow.spark.source_options import pop_option as _pop
 DEFAULT_SPLIT_BYTES = 128 << 20
 
 
+_log = logging.getLogger("sliceflow.json")
+
+#: Options that choose the files (sliceflow.file_listing) or how a failing file is treated,
+#: rather than how JSON is decoded.
+_FILE_OPTIONS = (
+    "pathGlobFilter",
+    "recursiveFileLookup",
+    "modifiedBefore",
+    "modifiedAfter",
+    "basePath",
+)
+
+
 @dataclass
 class FileSplit(InputPartition):
-    """Lines that start in [start, end) of one file."""
+    """Lines that start in [start, end) of one file (a compressed file: all of it, end None),
+    with the file's hive-style partition values."""
 
     path: str
     start: int
-    end: int
+    end: int | None
+    partition_values: tuple[tuple[str, str], ...] = ()
 
 
-def _list_files(path: str) -> list[str]:
-    if os.path.isfile(path):
-        return [path]
-    if not os.path.isdir(path):
-        raise FileNotFoundError(f"sliceflow.json: no such file or directory: {path}")
-    files: list[str] = []
-    for root, dirs, names in os.walk(path):
-        # Spark skips hidden and metadata entries (names starting with '.' or '_').
-        dirs[:] = sorted(d for d in dirs if not d.startswith((".", "_")))
-        files.extend(os.path.join(root, n) for n in sorted(names) if not n.startswith((".", "_")))
-    return files
+def _paths(options: dict[str, str]) -> list[str]:
+    """``load(path)`` arrives as the ``path`` option, ``load([p1, p2])`` as ``paths`` (a JSON
+    array); Spark reads both when both are set."""
+    paths: list[str] = []
+    listed = _pop(options, "paths")
+    if listed:
+        try:
+            decoded = json.loads(listed)
+        except ValueError:
+            decoded = None
+        if not isinstance(decoded, list) or not all(isinstance(p, str) for p in decoded):
+            raise ValueError(
+                f"sliceflow.json: the paths option must be a JSON array of strings, got {listed!r}"
+            )
+        paths.extend(decoded)
+    single = _pop(options, "path")
+    if single:
+        paths.append(single)
+    if not paths:
+        raise ValueError(
+            "sliceflow.json needs a path: spark.read.format('sliceflow.json').load(path)"
+        )
+    return paths
+
+
+def _flag(options: dict[str, str], name: str, default: str) -> bool:
+    value = (_pop(options, name) or default).strip().lower()
+    if value not in ("true", "false"):
+        raise ValueError(f"option {name!r} must be true or false, got {value!r}")
+    return value == "true"
+
+
+def _local_path(path: str) -> str | None:
+    """The local path of a local file (scheme-less or ``file:``), None for other schemes."""
+    scheme, _ = split_scheme(path)
+    return resolve(path)[1] if scheme in ("", "file", "local") else None
+
+
+def _check_partition_columns(
+    entries: Sequence[FileEntry], schema: pa.Schema, type_inference: bool, time_zone: str
+) -> None:
+    """Spark appends partition columns missing from a user schema; a Python data source's
+    columns are the schema's, so a missing one is refused (naming it) rather than dropped."""
+    names = {n.lower() for n in schema.names}
+    fields = partition_fields(entries, type_inference=type_inference, time_zone=time_zone)
+    missing = [f for f in fields if f.name.lower() not in names]
+    if missing:
+        from sliceflow.spark_types import spark_type_name
+
+        wanted = ", ".join(f"{f.name} {spark_type_name(f.type)}" for f in missing)
+        raise SchemaError(
+            f"sliceflow.json: the files are in partition folders ({wanted}) that the schema "
+            f"does not name; spark.read.json would add these columns after the schema's: add "
+            f"`{wanted}` at the end of the schema"
+        )
 
 
 class JsonDataSourceReader(DataSourceReader):
@@ -66,12 +131,23 @@ class JsonDataSourceReader(DataSourceReader):
     ) -> None:
         self.memory_limits = dict(memory_limits or {})
         self.options = dict(options)
-        path = _pop(self.options, "path")
-        if not path:
-            raise ValueError(
-                "sliceflow.json needs a path: spark.read.format('sliceflow.json').load(path)"
-            )
-        self.path = path
+        self.paths = _paths(self.options)
+        self.listing_options = {
+            name: value for name in _FILE_OPTIONS if (value := _pop(self.options, name)) is not None
+        }
+        self.ignore_missing = _flag(
+            self.options, "ignoreMissingFiles", session_defaults.get("ignoreMissingFiles", "false")
+        )
+        self.ignore_corrupt = _flag(
+            self.options, "ignoreCorruptFiles", session_defaults.get("ignoreCorruptFiles", "false")
+        )
+        self.settings = {k: v for k, v in session_defaults.items() if k.startswith("fs.")}
+        self.type_inference = (
+            session_defaults.get("partitionColumnTypeInference", "true").lower() == "true"
+        )
+        self.validate_partitions = (
+            session_defaults.get("validatePartitionColumns", "true").lower() == "true"
+        )
         self.arrow_schema, _ = resolve_schema(schema)
         self.time_zone = _pop(self.options, "timeZone") or session_defaults.get("timeZone", "UTC")
         normalize(self.options, self.arrow_schema, default_time_zone=self.time_zone)
@@ -83,26 +159,86 @@ class JsonDataSourceReader(DataSourceReader):
             raise ValueError(f"maxPartitionBytes must be positive, got {split!r}")
 
     def partitions(self) -> list[InputPartition]:
+        entries = list_files(
+            self.paths, self.listing_options, self.settings, time_zone=self.time_zone
+        )
+        if any(e.partition_values for e in entries):
+            _check_partition_columns(
+                entries, self.arrow_schema, self.type_inference, self.time_zone
+            )
         splits: list[InputPartition] = []
-        for file in _list_files(self.path):
-            size = os.path.getsize(file)
-            for start in range(0, max(size, 1), self.split_bytes):
-                splits.append(FileSplit(file, start, min(start + self.split_bytes, size)))
+        for entry in entries:
+            if not is_splittable(entry.path):
+                splits.append(FileSplit(entry.path, 0, None, entry.partition_values))
+                continue
+            for start in range(0, max(entry.size, 1), self.split_bytes):
+                end = min(start + self.split_bytes, entry.size)
+                splits.append(FileSplit(entry.path, start, end, entry.partition_values))
         return splits
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
+        if not isinstance(partition, FileSplit):  # InputPartition(None): no file was found
+            return
+        apply_in_worker(self.memory_limits)
+        try:
+            yield from self._read_split(partition)
+        except FileNotFoundError:
+            if not self.ignore_missing:
+                raise
+            _log.warning("Skipped missing file: %s", partition.path)
+        except OSError as exc:
+            if not self.ignore_corrupt:
+                if isinstance(exc, FileReadError):
+                    raise
+                raise FileReadError(
+                    f"cannot read {partition.path}: {exc}", path=partition.path
+                ) from exc
+            _log.warning(
+                "Skipped the rest of the content in the corrupted file: %s (%s)",
+                partition.path,
+                exc,
+            )
+
+    def _read_split(self, split: FileSplit) -> Iterator[pa.RecordBatch]:
         from sliceflow.json import iter_ndjson
 
-        assert isinstance(partition, FileSplit)
-        apply_in_worker(self.memory_limits)
-        yield from iter_ndjson(
-            partition.path,
-            self.arrow_schema,
+        columns = {c.lower() for c, _ in split.partition_values}
+        fields = [f for f in self.arrow_schema if f.name.lower() in columns]
+        data_schema = pa.schema([f for f in self.arrow_schema if f.name.lower() not in columns])
+        local = _local_path(split.path)
+        stream: Any = None
+        if split.end is None:
+            stream = open_input(split.path, self.settings)
+        elif local is None:
+            fs, inner = resolve(split.path, self.settings)
+            stream = fs.open_input_file(inner)
+        batches = iter_ndjson(
+            local if local is not None else split.path,
+            data_schema if fields else self.arrow_schema,
             options=self.options,
             time_zone=self.time_zone,
-            start=partition.start,
-            end=partition.end,
+            start=split.start,
+            end=split.end,
+            stream=stream,
         )
+        if not fields:
+            yield from batches
+            return
+        names = [f.name for f in fields]
+        for batch in batches:
+            filled = column_arrays(
+                split.partition_values,
+                fields,
+                batch.num_rows,
+                self.time_zone,
+                strict=self.validate_partitions,
+            )
+            constants = dict(zip(names, filled, strict=True))
+            arrays = [
+                constants[f.name] if f.name in constants else batch.column(f.name)
+                for f in self.arrow_schema
+            ]
+            yield pa.RecordBatch.from_arrays(arrays, schema=self.arrow_schema)
 
 
 class JsonDataSource(DataSource):
@@ -155,6 +291,20 @@ def register(spark: SparkSession) -> None:
             spark.conf.get("spark.sql.files.maxPartitionBytes", str(DEFAULT_SPLIT_BYTES))
         ),
     }
+    for name, key, default in (
+        ("ignoreMissingFiles", "spark.sql.files.ignoreMissingFiles", "false"),
+        ("ignoreCorruptFiles", "spark.sql.files.ignoreCorruptFiles", "false"),
+        (
+            "partitionColumnTypeInference",
+            "spark.sql.sources.partitionColumnTypeInference.enabled",
+            "true",
+        ),
+        ("validatePartitionColumns", "spark.sql.sources.validatePartitionColumns", "true"),
+    ):
+        defaults[name] = str(spark.conf.get(key, default))
+    # Filesystem credentials and endpoints (spark.hadoop.fs.s3a.* ...), mapped onto pyarrow's
+    # filesystems by sliceflow.filesystems.
+    defaults.update(hadoop_settings(spark.conf.getAll))
     # A class made here travels to the planner worker by value, with its defaults.
     attributes = {"session_defaults": defaults, "memory_limits": settings.memory_limits}
     source = type("JsonDataSource", (JsonDataSource,), attributes)
