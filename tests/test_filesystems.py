@@ -1,0 +1,71 @@
+"""sliceflow.filesystems: paths of each scheme to a pyarrow filesystem, and the Hadoop
+``fs.s3a.*`` settings a Spark user has mapped onto pyarrow's S3 options (no network)."""
+
+from __future__ import annotations
+
+import sys
+
+import pyarrow.fs as pafs
+import pytest
+
+from sliceflow.errors import OptionError
+from sliceflow.filesystems import hadoop_settings, resolve, s3_options, split_scheme
+
+
+def test_s3a_settings_map_onto_pyarrow_options():
+    settings = hadoop_settings(
+        {
+            "spark.hadoop.fs.s3a.access.key": "AK",
+            "spark.hadoop.fs.s3a.secret.key": "SK",
+            "spark.hadoop.fs.s3a.session.token": "TOKEN",
+            "spark.hadoop.fs.s3a.endpoint": "minio.local:9000",
+            "spark.hadoop.fs.s3a.endpoint.region": "eu-west-1",
+            "spark.hadoop.fs.s3a.path.style.access": "true",
+            "spark.hadoop.fs.s3a.connection.ssl.enabled": "false",
+            "spark.hadoop.fs.s3a.connection.establish.timeout": "5000",
+            "spark.hadoop.fs.s3a.connection.timeout": "2m",
+            "spark.hadoop.fs.s3a.proxy.host": "proxy",
+            "spark.hadoop.fs.s3a.proxy.port": "3128",
+            "spark.hadoop.fs.s3a.bucket.special.secret.key": "SPECIAL",
+            "spark.sql.shuffle.partitions": "4",
+        }
+    )
+    assert "spark.sql.shuffle.partitions" not in settings
+    options = s3_options(settings, "data")
+    assert options["access_key"] == "AK" and options["secret_key"] == "SK"
+    assert options["session_token"] == "TOKEN"
+    assert options["endpoint_override"] == "http://minio.local:9000"
+    assert options["scheme"] == "http" and options["region"] == "eu-west-1"
+    assert options["force_virtual_addressing"] is False
+    assert options["connect_timeout"] == 5.0 and options["request_timeout"] == 120.0
+    assert options["proxy_options"] == {"scheme": "http", "host": "proxy", "port": 3128}
+    assert s3_options(settings, "special")["secret_key"] == "SPECIAL"  # per-bucket override
+    provider = "org.apache.hadoop.fs.s3a.AnonymousAWSCredentialsProvider"
+    anonymous = s3_options({"fs.s3a.aws.credentials.provider": provider})
+    assert anonymous == {"anonymous": True}
+    with pytest.raises(OptionError, match="fs.s3a.connection.timeout"):
+        s3_options({"fs.s3a.connection.timeout": "soon"})
+
+
+def test_paths_of_each_scheme_resolve_to_their_filesystem():
+    assert split_scheme("C:/data/x.json") == ("", "C:/data/x.json")
+    fs, inner = resolve("/tmp/x.json")
+    assert isinstance(fs, pafs.LocalFileSystem) and inner == "/tmp/x.json"
+    fs, inner = resolve("file:///tmp/a%20b.json")
+    assert isinstance(fs, pafs.LocalFileSystem) and inner == "/tmp/a b.json"
+    settings = {"fs.s3a.endpoint": "http://127.0.0.1:1", "fs.s3a.endpoint.region": "us-east-1"}
+    for scheme in ("s3a", "s3", "s3n"):
+        fs, inner = resolve(f"{scheme}://bucket/day=1/x.json", settings)
+        assert isinstance(fs, pafs.S3FileSystem) and inner == "bucket/day=1/x.json"
+    fs, inner = resolve(
+        "abfss://box@acct.dfs.core.windows.net/dir/x.json",
+        {"fs.azure.account.key.acct.dfs.core.windows.net": "a2V5"},
+    )
+    assert isinstance(fs, pafs.AzureFileSystem) and inner == "box/dir/x.json"
+
+
+def test_a_scheme_without_a_filesystem_is_named(monkeypatch):
+    """fsspec is not a dependency: without it, a scheme pyarrow does not serve is refused."""
+    monkeypatch.setitem(sys.modules, "fsspec", None)  # `import fsspec` raises ImportError
+    with pytest.raises(OptionError, match="'ftp'.*install fsspec"):
+        resolve("ftp://host/x.json")
