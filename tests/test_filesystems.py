@@ -62,6 +62,11 @@ def test_paths_of_each_scheme_resolve_to_their_filesystem():
         {"fs.azure.account.key.acct.dfs.core.windows.net": "a2V5"},
     )
     assert isinstance(fs, pafs.AzureFileSystem) and inner == "box/dir/x.json"
+    # a path without a scheme: fs.defaultFS's filesystem, as Hadoop resolves it
+    fs, inner = resolve("/bucket/x.json", dict(settings, **{"fs.defaultFS": "s3a://bucket0"}))
+    assert isinstance(fs, pafs.S3FileSystem) and inner == "bucket0/bucket/x.json"
+    fs, inner = resolve("/tmp/x.json", {"fs.defaultFS": "file:///"})
+    assert isinstance(fs, pafs.LocalFileSystem) and inner == "/tmp/x.json"
 
 
 def test_a_scheme_without_a_filesystem_is_named(monkeypatch):

@@ -11,7 +11,8 @@
 ``hdfs://`` ``viewfs://`` pyarrow ``HadoopFileSystem`` (needs libhdfs and a JVM classpath)
 ``abfs://`` ``abfss://``  pyarrow ``AzureFileSystem`` (``fs.azure.account.key.<host>``,
                           ``fs.azure.sas.fixed.token.<host>``)
-none, ``file://``         the local filesystem
+none, ``file://``         the local filesystem (a path without a scheme: ``fs.defaultFS``'s
+                          filesystem when that is set to another scheme, as in Hadoop)
 anything else             fsspec's filesystem for the scheme, when fsspec is installed
 ========================  =========================================================
 
@@ -230,6 +231,11 @@ def resolve(path: str, settings: Mapping[str, str] | None = None) -> tuple[Any, 
 
 def _resolve(path: str, settings: Mapping[str, str] | None) -> tuple[Any, str]:
     scheme, rest = split_scheme(path)
+    default_fs = (settings or {}).get("fs.defaultFS", "").rstrip("/")
+    if not scheme and path.startswith("/") and default_fs and split_scheme(default_fs)[0]:
+        # Hadoop resolves a path without a scheme against fs.defaultFS (hdfs://nn on YARN).
+        if split_scheme(default_fs)[0] not in ("file", "local"):
+            return _resolve(default_fs + path, settings)
     conf = tuple(sorted((settings or {}).items()))
     if scheme in ("", "file", "local"):
         if scheme and rest.startswith("//"):
