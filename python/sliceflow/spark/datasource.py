@@ -42,8 +42,7 @@ DEFAULT_SPLIT_BYTES = 128 << 20
 
 _log = logging.getLogger("sliceflow.json")
 
-#: Options that choose the files (sliceflow.file_listing) or how a failing file is treated,
-#: rather than how JSON is decoded.
+#: Options that choose the files (sliceflow.file_listing) rather than how JSON is decoded.
 _FILE_OPTIONS = (
     "pathGlobFilter",
     "recursiveFileLookup",
@@ -282,7 +281,11 @@ def register(spark: SparkSession) -> None:
     The session's time zone (``spark.sql.session.timeZone``), split size
     (``spark.sql.files.maxPartitionBytes``) and memory limits (``spark.sliceflow.memory.*``)
     are read now; call ``register`` again after changing them, or pass
-    ``.option("timeZone", ...)`` / ``.option("maxPartitionBytes", ...)``.
+    ``.option("timeZone", ...)`` / ``.option("maxPartitionBytes", ...)``. So are the
+    filesystem settings (``spark.hadoop.fs.*``: S3A credentials and endpoint, mapped as
+    ``docs/json-files.md`` lists), ``spark.sql.files.ignoreMissingFiles`` /
+    ``ignoreCorruptFiles`` and ``spark.sql.sources.partitionColumnTypeInference.enabled`` /
+    ``validatePartitionColumns``.
     """
     settings = SessionSettings.read(spark)
     defaults = {
