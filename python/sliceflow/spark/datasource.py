@@ -12,6 +12,7 @@ import json
 import logging
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import pyarrow as pa
 from pyspark.sql import SparkSession
@@ -41,15 +42,6 @@ DEFAULT_SPLIT_BYTES = 128 << 20
 
 
 _log = logging.getLogger("sliceflow.json")
-
-#: Options that choose the files (sliceflow.file_listing) rather than how JSON is decoded.
-_FILE_OPTIONS = (
-    "pathGlobFilter",
-    "recursiveFileLookup",
-    "modifiedBefore",
-    "modifiedAfter",
-    "basePath",
-)
 
 
 @dataclass
@@ -131,9 +123,8 @@ class JsonDataSourceReader(DataSourceReader):
         self.memory_limits = dict(memory_limits or {})
         self.options = dict(options)
         self.paths = _paths(self.options)
-        self.listing_options = {
-            name: value for name in _FILE_OPTIONS if (value := _pop(self.options, name)) is not None
-        }
+        #: The path of ``load(path)`` (the first of a list); the streaming source lists it.
+        self.path = self.paths[0]
         self.ignore_missing = _flag(
             self.options, "ignoreMissingFiles", session_defaults.get("ignoreMissingFiles", "false")
         )
@@ -158,9 +149,9 @@ class JsonDataSourceReader(DataSourceReader):
             raise ValueError(f"maxPartitionBytes must be positive, got {split!r}")
 
     def partitions(self) -> list[InputPartition]:
-        entries = list_files(
-            self.paths, self.listing_options, self.settings, time_zone=self.time_zone
-        )
+        # The listing options (pathGlobFilter, recursiveFileLookup, modifiedBefore/After,
+        # basePath) stay in self.options: list_files reads only those, the decoder ignores them.
+        entries = list_files(self.paths, self.options, self.settings, time_zone=self.time_zone)
         if any(e.partition_values for e in entries):
             _check_partition_columns(
                 entries, self.arrow_schema, self.type_inference, self.time_zone
@@ -206,8 +197,10 @@ class JsonDataSourceReader(DataSourceReader):
         data_schema = pa.schema([f for f in self.arrow_schema if f.name.lower() not in columns])
         local = _local_path(split.path)
         stream: Any = None
-        if split.end is None:
+        end = split.end
+        if not is_splittable(split.path):  # compressed: the whole file, whatever the split says
             stream = open_input(split.path, self.settings)
+            end = None
         elif local is None:
             fs, inner = resolve(split.path, self.settings)
             stream = fs.open_input_file(inner)
@@ -217,7 +210,7 @@ class JsonDataSourceReader(DataSourceReader):
             options=self.options,
             time_zone=self.time_zone,
             start=split.start,
-            end=split.end,
+            end=end,
             stream=stream,
         )
         if not fields:
