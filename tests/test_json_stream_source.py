@@ -83,7 +83,7 @@ def test_new_files_come_in_later_batches_and_none_twice(tmp_path):
     write(tmp_path / "in", "a", 1000)
     first = r.latestOffset(start, ReadAllAvailable())
     write(tmp_path / "in", "b", 500)  # arrives late with an older time: still read
-    write(tmp_path / "in" / "sub", "c", 1500)
+    write(tmp_path / "in", "c", 1500)  # (a plain subfolder is not read: Spark reads none)
     second = r.latestOffset(first, ReadAllAvailable())
     assert [os.path.basename(p) for p, _ in second["files"]] == ["b", "c"]
     assert r.latestOffset(second, ReadAllAvailable()) == second
@@ -96,7 +96,8 @@ def test_new_files_come_in_later_batches_and_none_twice(tmp_path):
 
 def test_file_name_only_reads_a_name_once(tmp_path):
     write(tmp_path / "x", "a", 1000)
-    by_name, by_path = reader(tmp_path, fileNameOnly="true"), reader(tmp_path)
+    # A glob over the folders: a plain subfolder of a folder named is not read (as in Spark).
+    by_name, by_path = reader(tmp_path / "*", fileNameOnly="true"), reader(tmp_path / "*")
     first = by_name.latestOffset(by_name.initialOffset(), ReadAllAvailable())
     first_path = by_path.latestOffset(by_path.initialOffset(), ReadAllAvailable())
     write(tmp_path / "y", "a", 2000)  # the same name in another folder (as Spark: "a" is seen)
@@ -144,7 +145,7 @@ def test_engine_limit_wins_over_the_options(tmp_path):
 @pytest.mark.parametrize("mode", ["delete", "archive"])
 def test_clean_source_after_commit(tmp_path, mode):
     src, archive = tmp_path / "in", tmp_path / "archive"
-    a = write(src / "day", "a", 1000)
+    a = write(src, "a", 1000)
     write(src, "b", 2000)
     extra = {"sourceArchiveDir": str(archive)} if mode == "archive" else {}
     r = reader(src, cleanSource=mode, maxFilesPerTrigger=1, **extra)
