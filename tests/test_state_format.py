@@ -99,8 +99,8 @@ def test_operator_sections_and_identity_mismatches() -> None:
     assert "identity covers keys, aggregates, buckets, ansi; tuning options" in text
     with pytest.raises(ValueError, match="buckets: 4 in the checkpoint, no longer part"):
         open_value("window_agg", ID[:2], value, 1)
-    with pytest.raises(ValueError, match="unknown operator 'topn'"):
-        seal("topn", ID, [])
+    with pytest.raises(ValueError, match="unknown operator 'interval_join'"):
+        seal("interval_join", ID, [])
 
 
 SCHEMA = pa.schema(

@@ -23,4 +23,6 @@ PYBIND11_MODULE(_core, m) {
   auto dedup = m.def_submodule(
       "dedup", "Deduplication (ROW_NUMBER() = 1 per key): changes and retained rows");
   sliceflow::bindings::register_dedup(dedup);
+  auto topn = m.def_submodule("topn", "Top-N per key: sort keys and ranks over whole batches");
+  sliceflow::bindings::register_topn(topn);
 }

@@ -109,6 +109,8 @@ const char* operator_name(Operator op) {
       return "changelog_agg";
     case Operator::Deduplicate:
       return "deduplicate";
+    case Operator::TopN:
+      return "topn";
   }
   return "unknown operator";
 }
@@ -117,8 +119,9 @@ Operator operator_from_name(std::string_view name) {
   if (name == "window_agg") return Operator::WindowAgg;
   if (name == "changelog_agg") return Operator::ChangelogAgg;
   if (name == "deduplicate") return Operator::Deduplicate;
+  if (name == "topn") return Operator::TopN;
   throw std::invalid_argument("state: unknown operator '" + std::string(name) +
-                              "' (expected 'window_agg', 'changelog_agg' or 'deduplicate')");
+                              "' (expected 'window_agg', 'changelog_agg', 'topn' or 'deduplicate')");
 }
 
 size_t sealed_size(const Identity& identity, const std::vector<std::string_view>& sections) {
@@ -203,6 +206,7 @@ Opened read(std::string_view value, const char* reader) {
   }
   if (kind != static_cast<uint8_t>(Operator::WindowAgg) &&
       kind != static_cast<uint8_t>(Operator::ChangelogAgg) &&
+      kind != static_cast<uint8_t>(Operator::TopN) &&
       kind != static_cast<uint8_t>(Operator::Deduplicate)) {
     fail(reader, "the header names operator kind " + std::to_string(kind) +
                      ", which this release does not know");

@@ -30,7 +30,7 @@ from sliceflow.kernels import add_batch, add_stats, conform, core_module, drain
 if TYPE_CHECKING:
     from sliceflow._core.changelog import Aggregator
 
-__all__ = ["DEFAULT_BUNDLE_ROWS", "aggregate"]
+__all__ = ["DEFAULT_BUNDLE_ROWS", "aggregate", "micro_batches"]
 
 #: Output rows per batch the aggregator hands back with emit="final".
 MAX_OUTPUT_ROWS = 65536
@@ -153,7 +153,7 @@ class GlobalPhase:
         return dict(self._agg.stats())
 
 
-def _micro_batches(data: Any) -> list[pa.Table]:
+def micro_batches(data: Any) -> list[pa.Table]:
     if isinstance(data, (pa.Table, pa.RecordBatch)):
         data = [data]
     if isinstance(data, (str, bytes)) or not isinstance(data, Sequence):
@@ -231,7 +231,7 @@ def aggregate(
     """
     if emit not in ("changelog", "final"):
         raise ValueError(f"emit must be 'changelog' or 'final', not {emit!r}")
-    tables = _micro_batches(data)
+    tables = micro_batches(data)
     cp = build_plan(
         tables[0].schema,
         by,

@@ -5,6 +5,6 @@ sliceflow's C++ kernels
 
 from __future__ import annotations
 
-from . import agg, changelog, dedup, json, memory, state, window
+from . import agg, changelog, dedup, json, memory, state, topn, window
 
-__all__: list[str] = ["agg", "changelog", "dedup", "json", "memory", "state", "window"]
+__all__: list[str] = ["agg", "changelog", "dedup", "json", "memory", "state", "topn", "window"]

@@ -12,6 +12,8 @@
   entry per bucket of keys); :class:`ChangelogMetrics` collects its counters.
 * :func:`deduplicate` -- one row per key (``ROW_NUMBER() = 1``), a changelog on streams;
   :func:`from_changelog` -- Debezium envelopes or op columns as ``+I/-U/+U/-D`` rows.
+* :func:`topn` -- Flink SQL's Top-N (``row_number() <= n`` per key): batch, window Top-N on a
+  ``window_agg`` stream, and a changelog on any other stream; :class:`TopNMetrics`.
 """
 
 from sliceflow.spark.changelog_agg import changelog_agg
@@ -19,7 +21,8 @@ from sliceflow.spark.datasource import JsonDataSource, register
 from sliceflow.spark.deduplicate import DedupMetrics, deduplicate
 from sliceflow.spark.from_changelog import from_changelog
 from sliceflow.spark.functions import from_json
-from sliceflow.spark.metrics import ChangelogMetrics, WindowMetrics
+from sliceflow.spark.metrics import ChangelogMetrics, TopNMetrics, WindowMetrics
+from sliceflow.spark.topn import topn
 from sliceflow.spark.window_agg import window_agg
 
 __all__ = [
@@ -33,4 +36,6 @@ __all__ = [
     "DedupMetrics",
     "deduplicate",
     "from_changelog",
+    "TopNMetrics",
+    "topn",
 ]

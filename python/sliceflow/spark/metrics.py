@@ -15,7 +15,7 @@ from pyspark.sql import SparkSession
 
 from sliceflow.kernels import add_stats
 
-__all__ = ["ChangelogMetrics", "WindowMetrics", "is_connect_session"]
+__all__ = ["ChangelogMetrics", "TopNMetrics", "WindowMetrics", "is_connect_session"]
 
 
 class _CounterParam(AccumulatorParam[dict[str, int]]):
@@ -107,3 +107,21 @@ class ChangelogMetrics(WindowMetrics):
 
     def __repr__(self) -> str:
         return f"ChangelogMetrics({self.value})"
+
+
+class TopNMetrics(WindowMetrics):
+    """The Top-N kernel's counters, summed over every task of the ``topn`` queries it is given
+    to: ``rows_in``, ``rows_out``, ``rows_kept`` (retained rows written back), ``keys``,
+    ``state_reads`` and ``state_writes`` (per key, once per bundle with mini-batch, once per
+    row without), ``retractions_ignored``, ``buckets_touched``, ``state_bytes_loaded``,
+    ``state_bytes_dumped``. Read :attr:`value` on the driver.
+
+    Example:
+        >>> metrics = TopNMetrics(spark)  # doctest: +SKIP
+        >>> topn(df, 3, by=["k"], order_by=["v"], metrics=metrics).collect()  # doctest: +SKIP
+        >>> metrics.value["rows_in"]  # doctest: +SKIP
+        1000
+    """
+
+    def __repr__(self) -> str:
+        return f"TopNMetrics({self.value})"
