@@ -137,7 +137,7 @@ def materialize(changes: list[tuple]) -> list[str]:
         if r[0] in ("+I", "+U"):
             table[key] = r[1:]
         else:
-            assert table.pop(key) == r[1:]
+            assert str(table.pop(key)) == str(r[1:])
     return sorted(str(v) for v in table.values())
 
 
