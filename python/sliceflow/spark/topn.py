@@ -196,6 +196,11 @@ def topn(
         pack_fn.__name__ = "topn_encode"
         packed = selected.mapInArrow(pack_fn, spark_struct(PACKED_SCHEMA))
         return streaming(tp, packed, output, task)
+    if not tp.retract:
+        # Local phase: each input partition's own top n per key first (the top n of a union is
+        # the top n of its parts' top n), so only those rows are shuffled.
+        local = TaskContext(settings.memory_limits, None)
+        selected = selected.mapInArrow(_final_fn(tp, local, with_rank=False), selected.schema)
     partitioned = (
         selected.repartition(*[F.col(quote(c)) for c in tp.by])
         if tp.by
@@ -204,8 +209,9 @@ def topn(
     return partitioned.mapInArrow(_final_fn(tp, task), output)
 
 
-def _final_fn(tp: TopNPlan, task: TaskContext) -> Any:
-    """The per-partition step of a batch (or window) Top-N: each key's top n once."""
+def _final_fn(tp: TopNPlan, task: TaskContext, *, with_rank: bool = True) -> Any:
+    """The per-partition step of a batch (or window) Top-N: each key's top n once (with
+    ``with_rank=False``, as the input's columns: the local phase before the shuffle)."""
 
     def final_fn(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         def phase(stats: dict[str, int] | None) -> Iterator[pa.RecordBatch]:
@@ -216,8 +222,11 @@ def _final_fn(tp: TopNPlan, task: TaskContext) -> Any:
                     _, rows = encode_rows(tp, conform(batch, tp.input_schema))
                     _, state = ranking.run(state, [rows])
             if state is not None:
-                out, _ = ranking.run(state, [])
-                yield from out.to_batches()
+                out, kept = ranking.run(state, [])
+                if with_rank:
+                    yield from out.to_batches()
+                else:
+                    yield from kept.select(tp.input_schema.names).to_batches()
             if stats is not None:
                 stats.update(ranking.stats())
 

@@ -1,0 +1,184 @@
+"""Top-N benchmarks: sliceflow's ``topn`` on Structured Streaming against the nearest thing
+Spark has, and Nexmark q5 (hop(1 h, 1 min) counts + window Top-3) against ``window_agg`` alone.
+
+One PySpark ``local[2]`` session, every query in the same run. Input: ``--batches``
+micro-batches (default 20) of ``--rows`` bids (default 100,000: ``auction`` uniform over
+``--keys`` keys (default 10,000), ``price``, a unique ``bid_id``, ``ts`` moving forward
+``--minutes`` minutes per micro-batch), one parquet file per micro-batch, read with
+``maxFilesPerTrigger=1``; each query has its own checkpoint, the ``noop`` sink and
+``trigger(availableNow=True)``, the RocksDB state store:
+
+* ``native`` -- Spark's streaming ``groupBy("auction").agg(max("price"))``, update mode;
+* ``topn`` -- ``topn(bids, 10, by=["auction"], order_by=[F.desc("price"), "bid_id"])``, a
+  changelog (append), mini-batch on; its counters (``TopNMetrics``) give state reads and
+  writes per key per bundle;
+* ``q5-window`` -- ``window_agg(bids.withWatermark("ts", "1 minute"), W.hop("ts", "1 hour",
+  "1 minute"), by=["auction"], aggs=[W.count().alias("bids")])``, append;
+* ``q5`` -- the same followed by ``topn(hot, 3, by=["window_start", "window_end"],
+  order_by=[F.desc("bids"), "auction"])`` (window Top-N, no state of its own).
+
+Per micro-batch times are the queries' ``durationMs["triggerExecution"]``, the first
+micro-batch left out (start-up). Each query first runs once untimed (warm-up).
+
+    python bench/bench_topn.py                 # the README table (~10 min on 2 cores)
+    python bench/bench_topn.py --quick         # smoke run
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import spark_runs  # noqa: E402
+from spark_runs import median, p90  # noqa: E402
+
+CACHE = os.path.join(os.environ.get("TMPDIR", "/tmp"), "sliceflow-bench-topn")
+SCHEMA = "auction BIGINT, price BIGINT, bid_id BIGINT, ts TIMESTAMP"
+PARTS = ("native", "topn", "q5-window", "q5")
+LABELS = {
+    "native": "Spark groupBy(auction).agg(max(price)) (update)",
+    "topn": "sliceflow topn(n=10) per auction, mini-batch (changelog, append)",
+    "q5-window": "sliceflow window_agg hop(1 h, 1 min) count per auction (append)",
+    "q5": "Nexmark q5: the same window_agg + topn(3) per window (append)",
+}
+
+
+def batch_table(i: int, rows: int, keys: int, minutes: int) -> pa.Table:
+    """Micro-batch ``i``: deterministic bids, times in [i, i+1) * ``minutes`` minutes."""
+    rng = np.random.default_rng([11, keys, rows, i])
+    start = np.datetime64("2026-01-01T00:00:00", "us") + np.timedelta64(i * minutes, "m")
+    offsets = np.sort(rng.integers(0, minutes * 60_000_000, rows))
+    return pa.table(
+        {
+            "auction": rng.integers(0, keys, rows, dtype=np.int64),
+            "price": rng.integers(100, 10_000_000, rows, dtype=np.int64),
+            "bid_id": np.arange(i * rows, (i + 1) * rows, dtype=np.int64),
+            "ts": pa.array(start + offsets.astype("timedelta64[us]"), pa.timestamp("us")),
+        }
+    )
+
+
+def write_batches(root: str, batches: int, rows: int, keys: int, minutes: int) -> str:
+    folder = os.path.join(root, f"bids-r{rows}-k{keys}-m{minutes}", "files")
+    os.makedirs(folder, exist_ok=True)
+    names = [f"batch-{i:05d}.parquet" for i in range(batches)]
+    for i, name in enumerate(names):
+        if not os.path.exists(os.path.join(folder, name)):
+            spark_runs.write_batch_file(batch_table(i, rows, keys, minutes), folder, name)
+    spark_runs.stamp_in_order(folder, names)
+    return folder
+
+
+def make_query(part: str, bids: Any, metrics: Any) -> tuple[Any, str]:
+    """The streaming DataFrame of ``part`` over ``bids`` and its output mode."""
+    from pyspark.sql import functions as F
+
+    from sliceflow import window as W
+    from sliceflow.spark import topn, window_agg
+
+    if part == "native":
+        return bids.groupBy("auction").agg(F.max("price").alias("top")), "update"
+    if part == "topn":
+        order = [F.desc("price"), "bid_id"]
+        return topn(bids, 10, by=["auction"], order_by=order, metrics=metrics), "append"
+    hot = window_agg(
+        bids.withWatermark("ts", "1 minute"),
+        W.hop("ts", size="1 hour", slide="1 minute"),
+        by=["auction"],
+        aggs=[W.count().alias("bids")],
+    )
+    if part == "q5-window":
+        return hot, "append"
+    order = [F.desc("bids"), "auction"]
+    return topn(hot, 3, by=["window_start", "window_end"], order_by=order), "append"
+
+
+def run_part(spark, part: str, folder: str, root: str, timed: bool) -> dict[str, Any]:
+    from sliceflow.spark import TopNMetrics
+
+    metrics = TopNMetrics(spark) if part == "topn" else None
+    frame, mode = make_query(part, spark_runs.file_stream(spark, SCHEMA, folder), metrics)
+    with spark_runs.scratch_checkpoint(root, f"ck-{part}-") as checkpoint:
+        progresses, wall = spark_runs.run_query(frame, lambda w: w.format("noop"), checkpoint, mode)
+    progresses = [p for p in progresses if p.get("numInputRows", 0) > 0]
+    times = [p["durationMs"].get("triggerExecution", 0) / 1000 for p in progresses][1:]
+    return {
+        "part": part,
+        "batches": len(progresses),
+        "median_s": median(times),
+        "p90_s": p90(times),
+        "wall_s": wall,
+        "counters": metrics.value if metrics is not None else {},
+        "timed": timed,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--batches", type=int, default=20)
+    ap.add_argument("--rows", type=int, default=100_000)
+    ap.add_argument("--keys", type=int, default=10_000)
+    ap.add_argument("--minutes", type=int, default=10, help="event time per micro-batch")
+    ap.add_argument("--parts", default=",".join(PARTS))
+    ap.add_argument("--quick", action="store_true", help="4 micro-batches of 20,000 rows")
+    ap.add_argument("--shuffle-partitions", type=int, default=4)
+    args = ap.parse_args(argv)
+    if args.quick:
+        args.batches, args.rows = 4, 20_000
+    parts = [p for p in args.parts.split(",") if p]
+    spark_runs.share_sliceflow_with_workers()
+    os.makedirs(CACHE, exist_ok=True)
+    folder = write_batches(CACHE, args.batches, args.rows, args.keys, args.minutes)
+    warm = write_batches(CACHE, 3, args.rows, args.keys, args.minutes)
+    spark = spark_runs.streaming_session("bench-topn", args.shuffle_partitions, 1000, None)
+    spark.sparkContext.setLogLevel("ERROR")
+    results = []
+    load = spark_runs.LoadSampler()
+    t0 = time.perf_counter()
+    for part in parts:
+        run_part(spark, part, warm, CACHE, timed=False)
+        results.append(run_part(spark, part, folder, CACHE, timed=True))
+        r = results[-1]
+        spark_runs.log(f"{part}: median {r['median_s']:.2f}s p90 {r['p90_s']:.2f}s")
+    samples = load.stop()
+    by = {r["part"]: r for r in results}
+    print(
+        f"{args.batches} micro-batches of {args.rows:,} bids over {args.keys:,} auctions, "
+        f"{args.minutes} min of event time each; local[2], {args.shuffle_partitions} shuffle "
+        f"partitions; {time.perf_counter() - t0:.0f}s in all. {spark_runs.load_note(samples)}\n"
+    )
+    print("| query | median s / micro-batch | p90 s |")
+    print("|---|---:|---:|")
+    for r in results:
+        print(f"| {LABELS[r['part']]} | {r['median_s']:.2f} | {r['p90_s']:.2f} |")
+    print()
+    if "native" in by and "topn" in by:
+        ratio = by["topn"]["median_s"] / by["native"]["median_s"]
+        print(f"topn / native groupBy: {ratio:.2f}x (target <= 1.5x)")
+    if "q5-window" in by and "q5" in by:
+        ratio = by["q5"]["median_s"] / by["q5-window"]["median_s"]
+        print(f"q5 (window_agg + topn) / window_agg alone: {ratio:.2f}x (target <= 1.2x)")
+    if "topn" in by:
+        c = by["topn"]["counters"]
+        print(
+            f"topn counters over all runs (warm-up included): rows_in {c.get('rows_in', 0):,}, "
+            f"state_reads {c.get('state_reads', 0):,}, state_writes {c.get('state_writes', 0):,}"
+            f", keys touched per bucket call summed = state_reads (one read and one write per "
+            f"key per bundle); state bytes loaded {c.get('state_bytes_loaded', 0):,}, dumped "
+            f"{c.get('state_bytes_dumped', 0):,}"
+        )
+    spark.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
