@@ -15,10 +15,10 @@ if command -v clang++ >/dev/null 2>&1; then
   cmake -S . -B "$build/fuzz" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DSLICEFLOW_PYTHON=OFF -DSLICEFLOW_FUZZ=ON -DSLICEFLOW_SANITIZE=address,undefined >/dev/null
   cmake --build "$build/fuzz" -j2 --target fuzz_json_decode fuzz_window fuzz_changelog \
-    fuzz_dedup fuzz_arrow_input fuzz_state >/dev/null
+    fuzz_dedup fuzz_arrow_input fuzz_state fuzz_topn >/dev/null
   cp -n tests/data/fuzz_seeds/* "$build/corpus/" 2>/dev/null || true
   mkdir -p "$build/window_corpus" "$build/changelog_corpus" "$build/arrow_input_corpus" \
-    "$build/state_corpus"
+    "$build/state_corpus" "$build/topn_corpus"
   cp -n fuzz/corpus_changelog/* "$build/changelog_corpus/" 2>/dev/null || true
   cp -n fuzz/corpus_arrow_input/* "$build/arrow_input_corpus/" 2>/dev/null || true
   cp -n fuzz/corpus_state/* "$build/state_corpus/" 2>/dev/null || true
@@ -39,6 +39,7 @@ if command -v clang++ >/dev/null 2>&1; then
   fuzz fuzz_dedup "$build/dedup_corpus" 512
   fuzz fuzz_arrow_input "$build/arrow_input_corpus" 1024
   fuzz fuzz_state "$build/state_corpus" 1024
+  fuzz fuzz_topn "$build/topn_corpus" 1024
 else
   echo "clang++ not found: skipping the libFuzzer run" >&2
   exit 1

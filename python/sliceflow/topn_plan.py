@@ -108,7 +108,7 @@ def _check_orderable(name: str, t: pa.DataType) -> None:
         why = "timestamps must be in microseconds (Spark's TIMESTAMP); cast it to timestamp[us]"
     elif pa.types.is_null(t) or not (
         pa.types.is_boolean(t)
-        or pa.types.is_integer(t)
+        or pa.types.is_signed_integer(t)
         or pa.types.is_floating(t)
         or pa.types.is_decimal128(t)
         or pa.types.is_string(t)
