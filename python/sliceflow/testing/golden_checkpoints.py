@@ -232,12 +232,22 @@ def _dedup_query(df: DataFrame) -> DataFrame:
 
 
 #: The golden query of each streaming operator, by operator name.
+def _topn_query(df: DataFrame) -> DataFrame:
+    from pyspark.sql import functions as F
+
+    from sliceflow.spark import topn
+
+    order = [F.desc("v"), F.col("s").asc_nulls_last(), "d"]
+    return topn(df, 2, by=["k"], order_by=order, op_col="op", buckets=2, bundle_rows=3)
+
+
 GOLDEN = {
     "window_agg": Golden("window_agg", WINDOW_SCHEMA, _window_batches, _window_query),
     "changelog_agg": Golden(
         "changelog_agg", CHANGELOG_SCHEMA, _changelog_batches, _changelog_query
     ),
     "deduplicate": Golden("deduplicate", CHANGELOG_SCHEMA, _changelog_batches, _dedup_query),
+    "topn": Golden("topn", CHANGELOG_SCHEMA, _changelog_batches, _topn_query),
 }
 
 
