@@ -7,6 +7,7 @@ PYBIND11_MODULE(_core, m) {
   auto json =
       m.def_submodule("json", "simdjson -> Arrow decoding with Spark's from_json semantics");
   sliceflow::bindings::register_json(json);
+  sliceflow::bindings::register_json_infer(json);
   auto agg = m.def_submodule("agg", "The aggregates every operator shares: Spark's result types");
   sliceflow::bindings::register_agg(agg);
   auto window = m.def_submodule(

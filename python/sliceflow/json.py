@@ -30,6 +30,7 @@ import pyarrow as pa
 
 from sliceflow.arrow_c_data import buffer_sizes, import_struct
 from sliceflow.errors import MalformedRecordError, OptionError, SchemaError
+from sliceflow.json_infer import infer_schema, schema_ddl
 from sliceflow.json_options import normalize
 from sliceflow.kernels import core_module
 from sliceflow.schemas import SchemaLike, root_value_type, to_arrow_schema
@@ -40,8 +41,10 @@ __all__ = [
     "SchemaError",
     "decode",
     "decode_to_struct",
+    "infer_schema",
     "iter_ndjson",
     "read_ndjson",
+    "schema_ddl",
     "to_arrow_schema",
 ]
 

@@ -12,7 +12,7 @@ import typing_extensions
 
 import sliceflow.errors
 
-__all__: list[str] = ["Decoder", "MalformedRecordError"]
+__all__: list[str] = ["Decoder", "MalformedRecordError", "SchemaInference"]
 
 class MalformedRecordError(ValueError, sliceflow.errors.SliceflowError):
     pass
@@ -49,3 +49,30 @@ class Decoder:
     def pending_rows(self) -> int: ...
     @property
     def stats(self) -> dict: ...
+
+class SchemaInference:
+    """
+    Spark's JSON schema inference (JsonInferSchema) over NDJSON blocks, on several threads; see sliceflow.json_infer.
+    """
+    def __init__(self, options: collections.abc.Mapping[str, str]) -> None: ...
+    def add_document(self, data: typing_extensions.Buffer) -> None:
+        """
+        Infer one record made of the whole text (multiLine).
+        """
+    def add_lines(
+        self,
+        data: typing_extensions.Buffer,
+        size: typing.SupportsInt | typing.SupportsIndex = -1,
+        threads: typing.SupportsInt | typing.SupportsIndex = 1,
+    ) -> None:
+        """
+        Infer the first `size` bytes of `data` (whole lines; -1: all of it) on up to `threads` threads. Bytes past `size` are padding simdjson may read.
+        """
+    def schema_json(self) -> str:
+        """
+        The inferred schema as Spark's StructType JSON.
+        """
+    @property
+    def lines(self) -> int: ...
+    @property
+    def schema_changes(self) -> int: ...

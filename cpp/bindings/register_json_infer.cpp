@@ -1,0 +1,90 @@
+// Bindings of json::SchemaInference (cpp/json/infer.h): declarations only.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "bindings/register.h"
+#include "json/infer.h"
+
+namespace py = pybind11;
+
+namespace sliceflow::bindings {
+namespace {
+
+// A C-contiguous buffer of one-byte items, held while the inference reads it.
+class HeldBytes {
+ public:
+  explicit HeldBytes(const py::buffer& data) {
+    if (PyObject_GetBuffer(data.ptr(), &view_, PyBUF_C_CONTIGUOUS) != 0) {
+      throw py::error_already_set();
+    }
+    if (view_.itemsize != 1) {
+      PyBuffer_Release(&view_);
+      throw std::invalid_argument("JSON text must be a contiguous buffer of bytes (itemsize 1)");
+    }
+  }
+  ~HeldBytes() { PyBuffer_Release(&view_); }
+  HeldBytes(const HeldBytes&) = delete;
+  HeldBytes& operator=(const HeldBytes&) = delete;
+  std::string_view bytes() const {
+    return {static_cast<const char*>(view_.buf), static_cast<size_t>(view_.len)};
+  }
+
+ private:
+  Py_buffer view_{};
+};
+
+class PySchemaInference {
+ public:
+  explicit PySchemaInference(const std::map<std::string, std::string>& options)
+      : inference_(json::parse_infer_options(options)) {}
+
+  void add_lines(const py::buffer& data, int64_t size, int threads) {
+    const HeldBytes held(data);
+    const std::string_view all = held.bytes();
+    const size_t used = size < 0 ? all.size() : static_cast<size_t>(size);
+    if (used > all.size()) throw std::invalid_argument("size is larger than the buffer");
+    py::gil_scoped_release release;
+    inference_.add_lines(all.substr(0, used), all.size(), threads);
+  }
+
+  void add_document(const py::buffer& data) {
+    const HeldBytes held(data);
+    py::gil_scoped_release release;
+    inference_.add_document(held.bytes());
+  }
+
+  std::string schema_json() const { return inference_.schema_json(); }
+  int64_t lines() const { return inference_.lines(); }
+  int64_t schema_changes() const { return inference_.schema_changes(); }
+
+ private:
+  json::SchemaInference inference_;
+};
+
+}  // namespace
+
+void register_json_infer(py::module_& m) {
+  py::class_<PySchemaInference>(m, "SchemaInference",
+                                "Spark's JSON schema inference (JsonInferSchema) over NDJSON "
+                                "blocks, on several threads; see sliceflow.json_infer.")
+      .def(py::init<const std::map<std::string, std::string>&>(), py::arg("options"))
+      .def("add_lines", &PySchemaInference::add_lines, py::arg("data"), py::arg("size") = -1,
+           py::arg("threads") = 1,
+           "Infer the first `size` bytes of `data` (whole lines; -1: all of it) on up to "
+           "`threads` threads. Bytes past `size` are padding simdjson may read.")
+      .def("add_document", &PySchemaInference::add_document, py::arg("data"),
+           "Infer one record made of the whole text (multiLine).")
+      .def("schema_json", &PySchemaInference::schema_json,
+           "The inferred schema as Spark's StructType JSON.")
+      .def_property_readonly("lines", &PySchemaInference::lines)
+      .def_property_readonly("schema_changes", &PySchemaInference::schema_changes);
+}
+
+}  // namespace sliceflow::bindings

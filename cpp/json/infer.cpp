@@ -1,0 +1,227 @@
+// SchemaInference: blocks of lines split across threads, partial schemas merged (infer.h).
+#include "json/infer.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <exception>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "json/infer_record.h"
+
+namespace sliceflow::json {
+namespace {
+
+bool flag(std::map<std::string, std::string>& options, const char* key, bool fallback) {
+  const auto it = options.find(key);
+  if (it == options.end()) return fallback;
+  const std::string value = it->second;
+  options.erase(it);
+  if (value == "true") return true;
+  if (value == "false") return false;
+  throw std::invalid_argument(std::string("option '") + key + "' must be 'true' or 'false', got '" +
+                              value + "'");
+}
+
+// The first \n or \r in [p, end), or end.
+const char* find_line_break(const char* p, const char* end) {
+  for (; p < end; ++p) {
+    if (*p == '\n' || *p == '\r') return p;
+  }
+  return end;
+}
+
+// Past the line break at p (\r\n counts as one).
+const char* skip_line_break(const char* p, const char* end) {
+  if (p < end && *p == '\r') {
+    ++p;
+    if (p < end && *p == '\n') ++p;
+  } else if (p < end) {
+    ++p;
+  }
+  return p;
+}
+
+int64_t count_lines(const char* p, const char* end) {
+  int64_t n = 0;
+  while (p < end) {
+    p = skip_line_break(find_line_break(p, end), end);
+    ++n;
+  }
+  return n;
+}
+
+// Whether line `line` (0-based over every block) is in the sample: a SplitMix64 hash of the
+// line number, compared with the ratio.
+bool sampled(int64_t line, double ratio) {
+  uint64_t z = static_cast<uint64_t>(line) + 0x9E3779B97F4A7C15ULL;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  z ^= z >> 31;
+  return static_cast<double>(z >> 11) * 0x1.0p-53 < ratio;
+}
+
+struct Part {
+  const char* begin;
+  const char* end;
+  int64_t first_line = 0;  // 0-based index of the part's first line in the block
+};
+
+}  // namespace
+
+InferOptions parse_infer_options(const std::map<std::string, std::string>& given) {
+  std::map<std::string, std::string> options = given;
+  InferOptions out;
+  const auto mode = options.find("mode");
+  if (mode != options.end()) {
+    if (mode->second == "PERMISSIVE") {
+      out.mode = InferMode::Permissive;
+    } else if (mode->second == "DROPMALFORMED") {
+      out.mode = InferMode::DropMalformed;
+    } else if (mode->second == "FAILFAST") {
+      out.mode = InferMode::FailFast;
+    } else {
+      throw std::invalid_argument("unsupported mode '" + mode->second + "'");
+    }
+    options.erase(mode);
+  }
+  const auto corrupt = options.find("columnNameOfCorruptRecord");
+  if (corrupt != options.end()) {
+    out.corrupt_column = corrupt->second;
+    options.erase(corrupt);
+  }
+  out.prefers_decimal = flag(options, "prefersDecimal", false);
+  out.primitives_as_string = flag(options, "primitivesAsString", false);
+  out.drop_field_if_all_null = flag(options, "dropFieldIfAllNull", false);
+  out.infer_timestamp = flag(options, "inferTimestamp", false);
+  out.case_sensitive = flag(options, "caseSensitive", false);
+  const auto ratio = options.find("samplingRatio");
+  if (ratio != options.end()) {
+    size_t used = 0;
+    try {
+      out.sampling_ratio = std::stod(ratio->second, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != ratio->second.size() || !(out.sampling_ratio > 0)) {
+      throw std::invalid_argument("samplingRatio must be a number above 0, got '" + ratio->second +
+                                  "'");
+    }
+    options.erase(ratio);
+  }
+  const auto type = options.find("timestampType");
+  if (type != options.end()) {
+    if (type->second == "TIMESTAMP_NTZ") {
+      out.timestamp_ntz_default = true;
+    } else if (type->second != "TIMESTAMP_LTZ") {
+      throw std::invalid_argument("timestampType must be TIMESTAMP_LTZ or TIMESTAMP_NTZ, got '" +
+                                  type->second + "'");
+    }
+    options.erase(type);
+  }
+  out.json = parse_options(options);
+  return out;
+}
+
+SchemaInference::SchemaInference(InferOptions options) : options_(std::move(options)) {
+  workers_.push_back(std::make_unique<RecordInference>(options_));
+}
+
+SchemaInference::~SchemaInference() = default;
+
+void SchemaInference::add_lines(std::string_view block, size_t readable, int threads) {
+  const char* const begin = block.data();
+  const char* const end = begin + block.size();
+  const size_t wanted = static_cast<size_t>(std::max(1, threads));
+  // Parts of at least 64 KiB: below that a thread costs more than it saves.
+  const size_t count = std::max<size_t>(1, std::min(wanted, block.size() / (64 << 10)));
+  std::vector<Part> parts;
+  const char* p = begin;
+  for (size_t i = 0; i < count && p < end; ++i) {
+    const char* cut = i + 1 == count ? end : begin + block.size() * (i + 1) / count;
+    if (cut < p) cut = p;
+    if (cut < end && cut > begin) cut = skip_line_break(find_line_break(cut, end), end);
+    parts.push_back({p, cut});
+    p = cut;
+  }
+  const bool sampling = options_.sampling_ratio <= 0.99;
+  const bool need_lines = sampling || options_.mode == InferMode::FailFast;
+  int64_t line_count = 0;
+  if (need_lines) {
+    for (Part& part : parts) {
+      part.first_line = line_count;
+      line_count += count_lines(part.begin, part.end);
+    }
+  }
+  while (workers_.size() < parts.size()) {
+    workers_.push_back(std::make_unique<RecordInference>(options_));
+  }
+  const int64_t base_line = lines_;
+  auto run = [&](size_t k) {
+    RecordInference& worker = *workers_[k];
+    const Part& part = parts[k];
+    int64_t line = part.first_line;
+    for (const char* q = part.begin; q < part.end; ++line) {
+      const char* line_end = find_line_break(q, part.end);
+      if (!sampling || sampled(base_line + line, options_.sampling_ratio)) {
+        worker.add(std::string_view(q, static_cast<size_t>(line_end - q)),
+                   readable - static_cast<size_t>(q - begin), base_line + line + 1);
+      }
+      q = skip_line_break(line_end, part.end);
+    }
+  };
+  std::vector<std::exception_ptr> errors(parts.size());
+  std::vector<std::thread> pool;
+  for (size_t k = 1; k < parts.size(); ++k) {
+    pool.emplace_back([&, k] {
+      try {
+        run(k);
+      } catch (...) {
+        errors[k] = std::current_exception();
+      }
+    });
+  }
+  if (!parts.empty()) {
+    try {
+      run(0);
+    } catch (...) {
+      errors[0] = std::current_exception();
+    }
+  }
+  for (std::thread& t : pool) t.join();
+  lines_ += need_lines ? line_count : count_lines(begin, end);
+  for (const std::exception_ptr& e : errors) {
+    if (e) std::rethrow_exception(e);
+  }
+}
+
+void SchemaInference::add_document(std::string_view doc) {
+  workers_[0]->add(doc, doc.size(), lines_ + 1);
+  ++lines_;
+}
+
+std::string SchemaInference::schema_json() const {
+  InferredType root = workers_[0]->root();
+  for (size_t k = 1; k < workers_.size(); ++k) {
+    merge_compatible(root, workers_[k]->root(), options_.case_sensitive);
+  }
+  if (!canonicalize(root, options_.drop_field_if_all_null)) {
+    root = InferredType::scalar(InferredKind::Struct);
+  }
+  std::string out;
+  append_spark_json(root, out);
+  return out;
+}
+
+int64_t SchemaInference::schema_changes() const {
+  int64_t n = 0;
+  for (const auto& w : workers_) n += w->slow_records();
+  return n;
+}
+
+}  // namespace sliceflow::json

@@ -1,0 +1,437 @@
+// inferField per record and compatibleRootType into one thread's schema (see infer_record.h).
+#include "json/infer_record.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "json/errors.h"
+#include "json/infer.h"
+#include "json/java_text.h"
+#include "json/numbers.h"
+
+namespace sliceflow::json {
+namespace {
+
+constexpr size_t kFastMaxDepth = 256;
+// Longer records go to the Reader, which applies Jackson's limits on names (50000
+// characters), numbers (maxNumberLength digits) and strings exactly.
+constexpr size_t kFastMaxBytes = 1000;
+constexpr int kMaxPrecision = 38;
+
+// java.math.BigDecimal(String): its precision and scale, or false when Java refuses the text.
+bool big_decimal_shape(std::string_view s, int& precision, int64_t& scale) {
+  size_t i = 0;
+  if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+  int64_t significant = 0;
+  bool leading = true;
+  int64_t digits = 0;
+  int64_t fraction = 0;
+  bool in_fraction = false;
+  for (; i < s.size(); ++i) {
+    const char c = s[i];
+    if (c >= '0' && c <= '9') {
+      ++digits;
+      if (in_fraction) ++fraction;
+      if (c != '0') leading = false;
+      if (!leading) ++significant;
+    } else if (c == '.' && !in_fraction) {
+      in_fraction = true;
+    } else {
+      break;
+    }
+  }
+  if (digits == 0) return false;
+  int64_t exponent = 0;
+  if (i < s.size()) {
+    if (s[i] != 'e' && s[i] != 'E') return false;
+    ++i;
+    bool negative = false;
+    if (i < s.size() && (s[i] == '+' || s[i] == '-')) negative = s[i++] == '-';
+    if (i == s.size()) return false;
+    for (; i < s.size(); ++i) {
+      if (s[i] < '0' || s[i] > '9') return false;
+      exponent = exponent * 10 + (s[i] - '0');
+      if (exponent > std::numeric_limits<int32_t>::max()) return false;
+    }
+    if (negative) exponent = -exponent;
+  }
+  scale = fraction - exponent;
+  if (scale > std::numeric_limits<int32_t>::max() || scale < std::numeric_limits<int32_t>::min()) {
+    return false;
+  }
+  precision = significant == 0 ? 1 : static_cast<int>(std::min<int64_t>(significant, 1 << 30));
+  return true;
+}
+
+int decimal_digits(uint64_t v) {
+  int n = 1;
+  while (v >= 10) {
+    v /= 10;
+    ++n;
+  }
+  return n;
+}
+
+// The value of a DOM element whose type was checked (get() cannot fail then).
+simdjson::dom::array array_of(simdjson::dom::element e) {
+  simdjson::dom::array out;
+  if (e.get_array().get(out) != simdjson::SUCCESS) return {};
+  return out;
+}
+
+simdjson::dom::object object_of(simdjson::dom::element e) {
+  simdjson::dom::object out;
+  if (e.get_object().get(out) != simdjson::SUCCESS) return {};
+  return out;
+}
+
+uint64_t uint64_of(simdjson::dom::element e) {
+  uint64_t out = 0;
+  if (e.get_uint64().get(out) != simdjson::SUCCESS) return 0;
+  return out;
+}
+
+std::string_view string_of(simdjson::dom::element e) {
+  std::string_view out;
+  if (e.get_string().get(out) != simdjson::SUCCESS) return {};
+  return out;
+}
+
+bool blank(std::string_view doc) {
+  for (const char c : doc) {
+    if (c != ' ' && c != '\t' && c != '\r' && c != '\n') return false;
+  }
+  return true;
+}
+
+std::string upper(std::string s) {
+  for (char& c : s) {
+    if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
+  }
+  return s;
+}
+
+}  // namespace
+
+RecordInference::RecordInference(const InferOptions& options)
+    : options_(options), parser_(kFastMaxBytes + 64), reader_(options.json) {
+  if (parser_.allocate(kFastMaxBytes + 64, kFastMaxDepth) != simdjson::SUCCESS) {
+    simdjson_ok_ = false;
+  }
+  seen_.resize(kFastMaxDepth + 2);
+  std::string error;
+  timestamp_pattern_ = compile_json_pattern(options.json.timestamp_format, false, error);
+  bad_timestamp_pattern_ = !error.empty();
+  error.clear();
+  timestamp_ntz_pattern_ = compile_json_pattern(options.json.timestamp_ntz_format, true, error);
+  bad_timestamp_ntz_pattern_ = !error.empty();
+}
+
+void RecordInference::add(std::string_view doc, size_t readable, int64_t line) {
+  if (blank(doc)) return;  // no token: NullType, which compatibleRootType discards
+  if (simdjson_ok_ && doc.size() <= kFastMaxBytes && add_fast(doc, readable, line)) return;
+  ++slow_records_;
+  const size_t tail = decode_utf8_like_java(doc, units_);
+  reader_.reset(units_.data(), units_.size(), tail);
+  InferredType record;
+  try {
+    const Token token = reader_.next_token();
+    record = type_of(reader_, token);
+  } catch (const JsonError& e) {
+    malformed(e.what(), line);
+    return;
+  }
+  merge_root(record, line);
+}
+
+bool RecordInference::add_fast(std::string_view doc, size_t readable, int64_t line) {
+  simdjson::dom::element root;
+  const bool padded = readable >= doc.size() + simdjson::SIMDJSON_PADDING;
+  if (parser_.parse(doc.data(), doc.size(), !padded).get(root) != simdjson::SUCCESS) return false;
+  if (root.type() == simdjson::dom::element_type::OBJECT && fits(root_, root, 0)) return true;
+  InferredType record;
+  if (!type_of(root, record)) return false;
+  ++slow_records_;
+  merge_root(record, line);
+  return true;
+}
+
+bool RecordInference::fits_scalar(const InferredType& acc, const InferredType& rec) const {
+  if (rec.kind == InferredKind::Null || acc.kind == InferredKind::String) return true;
+  switch (acc.kind) {
+    case InferredKind::Boolean:
+    case InferredKind::Long:
+    case InferredKind::TimestampNtz:
+      return rec.kind == acc.kind;
+    case InferredKind::Double:
+      return rec.kind == InferredKind::Double || rec.kind == InferredKind::Long ||
+             rec.kind == InferredKind::Decimal;
+    case InferredKind::Decimal:
+      if (rec.kind == InferredKind::Long) return acc.precision - acc.scale >= 20;
+      return rec.kind == InferredKind::Decimal && rec.scale <= acc.scale &&
+             rec.precision - rec.scale <= acc.precision - acc.scale;
+    case InferredKind::Timestamp:
+      return rec.kind == InferredKind::Timestamp || rec.kind == InferredKind::TimestampNtz;
+    default:
+      return false;
+  }
+}
+
+bool RecordInference::fits(const InferredType& acc, simdjson::dom::element e, size_t depth) {
+  using simdjson::dom::element_type;
+  const element_type et = e.type();
+  if (et == element_type::NULL_VALUE) return true;
+  if (acc.kind == InferredKind::String) return true;  // STRING absorbs every type
+  if (et == element_type::OBJECT) {
+    if (acc.kind != InferredKind::Struct || depth + 1 >= seen_.size()) return false;
+    std::vector<uint8_t>& seen = seen_[depth];
+    seen.assign(acc.names.size(), 0);
+    for (auto field : object_of(e)) {
+      const std::string_view key = field.key;
+      const auto it = std::lower_bound(
+          acc.names.begin(), acc.names.end(), key,
+          [](const std::string& a, std::string_view b) { return java_compare(a, b) < 0; });
+      if (it == acc.names.end() || *it != key) return false;
+      const auto index = static_cast<size_t>(it - acc.names.begin());
+      if (seen[index] != 0) return false;  // a repeated name adds a field
+      seen[index] = 1;
+      if (!fits(acc.children[index], field.value, depth + 1)) return false;
+    }
+    return true;
+  }
+  if (et == element_type::ARRAY) {
+    if (acc.kind != InferredKind::Array) return false;
+    for (auto item : array_of(e)) {
+      if (!fits(acc.children[0], item, depth + 1)) return false;
+    }
+    return true;
+  }
+  InferredType rec;
+  if (!type_of(e, rec)) return false;
+  return fits_scalar(acc, rec);
+}
+
+bool RecordInference::type_of(simdjson::dom::element e, InferredType& out) {
+  using simdjson::dom::element_type;
+  const bool as_string = options_.primitives_as_string;
+  switch (e.type()) {
+    case element_type::NULL_VALUE:
+      out = InferredType::scalar(InferredKind::Null);
+      return true;
+    case element_type::BOOL:
+      out = InferredType::scalar(as_string ? InferredKind::String : InferredKind::Boolean);
+      return true;
+    case element_type::INT64:
+      out = InferredType::scalar(as_string ? InferredKind::String : InferredKind::Long);
+      return true;
+    case element_type::UINT64:
+      // Beyond BIGINT: Jackson's BIG_INTEGER, DECIMAL(digits, 0).
+      out = as_string ? InferredType::scalar(InferredKind::String)
+                      : InferredType::decimal(decimal_digits(uint64_of(e)), 0);
+      return true;
+    case element_type::DOUBLE: {
+      if (as_string) {
+        out = InferredType::scalar(InferredKind::String);
+        return true;
+      }
+      double v = 0;
+      if (e.get_double().get(v) != simdjson::SUCCESS) return false;
+      // The number's text decides (prefersDecimal), or "-0" may be Jackson's integer zero.
+      if (options_.prefers_decimal || (v == 0 && std::signbit(v))) return false;
+      out = InferredType::scalar(InferredKind::Double);
+      return true;
+    }
+    case element_type::STRING:
+      out = string_type(string_of(e));
+      return true;
+    case element_type::ARRAY: {
+      out = InferredType::scalar(InferredKind::Array);
+      InferredType element = InferredType::scalar(InferredKind::Null);
+      for (auto item : array_of(e)) {
+        InferredType t;
+        if (!type_of(item, t)) return false;
+        merge_compatible(element, t, options_.case_sensitive);
+      }
+      out.children.push_back(std::move(element));
+      return true;
+    }
+    case element_type::OBJECT: {
+      out = InferredType::scalar(InferredKind::Struct);
+      for (auto field : object_of(e)) {
+        InferredType t;
+        if (!type_of(field.value, t)) return false;
+        out.names.emplace_back(field.key);
+        out.children.push_back(std::move(t));
+      }
+      sort_fields(out);
+      return true;
+    }
+  }
+  return false;
+}
+
+InferredType RecordInference::type_of(Reader& reader, Token token) {
+  const bool as_string = options_.primitives_as_string;
+  switch (token) {
+    case Token::None:
+    case Token::Null:
+      return InferredType::scalar(InferredKind::Null);
+    case Token::FieldName:
+      return type_of(reader, reader.next_token());
+    case Token::String:
+      return string_type(reader.text());
+    case Token::StartObject: {
+      InferredType out = InferredType::scalar(InferredKind::Struct);
+      for (Token t = reader.next_token(); t != Token::None && t != Token::EndObject;
+           t = reader.next_token()) {
+        const std::string* name = reader.current_name();
+        std::string key = name != nullptr ? *name : std::string();
+        InferredType child = type_of(reader, t);
+        out.names.push_back(std::move(key));
+        out.children.push_back(std::move(child));
+      }
+      sort_fields(out);
+      return out;
+    }
+    case Token::StartArray: {
+      InferredType out = InferredType::scalar(InferredKind::Array);
+      InferredType element = InferredType::scalar(InferredKind::Null);
+      for (Token t = reader.next_token(); t != Token::None && t != Token::EndArray;
+           t = reader.next_token()) {
+        merge_compatible(element, type_of(reader, t), options_.case_sensitive);
+      }
+      out.children.push_back(std::move(element));
+      return out;
+    }
+    case Token::NumberInt: {
+      if (as_string) return InferredType::scalar(InferredKind::String);
+      const std::string_view text = reader.text();
+      int64_t value = 0;
+      if (parse_int64(text, value)) return InferredType::scalar(InferredKind::Long);
+      const int digits = static_cast<int>(text.size()) - (text[0] == '-' || text[0] == '+');
+      if (digits <= kMaxPrecision) return InferredType::decimal(digits, 0);
+      return InferredType::scalar(InferredKind::Double);
+    }
+    case Token::NumberFloat:
+      if (as_string) return InferredType::scalar(InferredKind::String);
+      if (!options_.prefers_decimal) return InferredType::scalar(InferredKind::Double);
+      // getDecimalValue of NaN / Infinity fails the record.
+      if (reader.is_non_numeric()) throw SyntaxError("non-numeric value has no decimal type");
+      return float_type(reader.text());
+    case Token::True:
+    case Token::False:
+      return InferredType::scalar(as_string ? InferredKind::String : InferredKind::Boolean);
+    default:
+      throw SyntaxError("unexpected token");
+  }
+}
+
+InferredType RecordInference::float_type(std::string_view text) const {
+  int precision = 0;
+  int64_t scale = 0;
+  if (!big_decimal_shape(text, precision, scale)) {
+    throw SyntaxError("number text is not a decimal");
+  }
+  const int64_t width = std::max<int64_t>(precision, scale);
+  if (width > kMaxPrecision) return InferredType::scalar(InferredKind::Double);
+  if (scale < 0) {
+    // DecimalType(max(precision, scale), scale) fails the query for a negative scale.
+    throw std::invalid_argument("[NEGATIVE_SCALE_DISALLOWED] Negative scale is not allowed: '" +
+                                std::to_string(scale) + "' (the JSON number " + std::string(text) +
+                                " with prefersDecimal=true; Spark fails the query the same way)");
+  }
+  return InferredType::decimal(static_cast<int>(width), static_cast<int>(scale));
+}
+
+InferredType RecordInference::string_type(std::string_view text) const {
+  // Empty strings count as null until every record is merged.
+  if (text.empty()) return InferredType::scalar(InferredKind::Null);
+  if (options_.prefers_decimal) {
+    std::string cleaned;
+    cleaned.reserve(text.size());
+    for (const char c : text) {
+      if (c != ',') cleaned.push_back(c);
+    }
+    int precision = 0;
+    int64_t scale = 0;
+    // DecimalType(precision, scale) refuses a negative scale, a scale above the precision
+    // and more than 38 digits: then the string stays a string.
+    if (big_decimal_shape(cleaned, precision, scale) && scale >= 0 && scale <= precision &&
+        precision <= kMaxPrecision) {
+      return InferredType::decimal(precision, static_cast<int>(scale));
+    }
+  }
+  if (options_.infer_timestamp) {
+    int64_t micros = 0;
+    if (options_.timestamp_ntz_default && !bad_timestamp_ntz_pattern_) {
+      const bool ntz = timestamp_ntz_pattern_
+                           ? timestamp_ntz_pattern_->parse_timestamp_ntz(text, false, micros)
+                           : string_to_timestamp_ntz(text, false, micros);
+      if (ntz) return InferredType::scalar(InferredKind::TimestampNtz);
+    }
+    if (!bad_timestamp_pattern_) {
+      const bool ltz =
+          timestamp_pattern_
+              ? timestamp_pattern_->parse_timestamp(text, options_.json.time_zone, micros)
+              : cast_string_to_timestamp(text, options_.json.time_zone, micros);
+      if (ltz) return InferredType::scalar(InferredKind::Timestamp);
+    }
+  }
+  return InferredType::scalar(InferredKind::String);
+}
+
+void RecordInference::merge_root(const InferredType& record, int64_t line) {
+  switch (record.kind) {
+    case InferredKind::Array:
+      merge_root(record.children[0], line);  // a top-level array holds records
+      return;
+    case InferredKind::Null:
+      return;
+    case InferredKind::Struct:
+      merge_compatible(root_, record, options_.case_sensitive);
+      return;
+    default:
+      switch (options_.mode) {
+        case InferMode::Permissive:
+          add_corrupt_field(root_, options_.corrupt_column);
+          return;
+        case InferMode::DropMalformed:
+          return;
+        case InferMode::FailFast:
+          throw MalformedRecord(
+              "[INVALID_JSON_RECORD_TYPE] Detected an invalid type of a JSON record while "
+              "inferring a common schema in the mode FAILFAST. Expected a STRUCT type, but "
+              "found \"" +
+              upper(simple_string(record)) + "\" (line " + std::to_string(line) + ")");
+      }
+  }
+}
+
+void RecordInference::malformed(const std::string& reason, int64_t line) {
+  switch (options_.mode) {
+    case InferMode::Permissive: {
+      InferredType record = InferredType::scalar(InferredKind::Struct);
+      record.names.push_back(options_.corrupt_column);
+      record.children.push_back(InferredType::scalar(InferredKind::String));
+      merge_compatible(root_, record, options_.case_sensitive);
+      return;
+    }
+    case InferMode::DropMalformed:
+      return;
+    case InferMode::FailFast:
+      throw MalformedRecord(
+          "[MALFORMED_RECORD_IN_PARSING] Malformed records are detected in schema inference "
+          "(line " +
+          std::to_string(line) + ": " + reason +
+          "). Parse Mode: FAILFAST. To process malformed records as null result, try setting "
+          "the option 'mode' as 'PERMISSIVE'.");
+  }
+}
+
+}  // namespace sliceflow::json

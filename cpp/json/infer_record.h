@@ -1,0 +1,70 @@
+// One thread's share of schema inference: JsonInferSchema.inferField for each record, merged
+// into this thread's schema with compatibleRootType (see infer.h for the rules).
+//
+// Invariant: root() is always a struct (Spark folds from an empty struct). The simdjson path
+// only checks that a record's type fits the merged schema (merging it would change nothing);
+// the first record that does not fit is typed in full and merged. Reusable buffers only: a
+// record that fits allocates nothing. Not thread-safe: one instance per thread.
+#pragma once
+
+#include <simdjson.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "json/datetime.h"
+#include "json/inferred_type.h"
+#include "json/reader.h"
+
+namespace sliceflow::json {
+
+struct InferOptions;
+
+class RecordInference {
+ public:
+  explicit RecordInference(const InferOptions& options);
+
+  // One record (a line without its line break, or a whole multiLine document). `readable`
+  // bytes may be read from doc.data(). `line` names the record in a FAILFAST error.
+  void add(std::string_view doc, size_t readable, int64_t line);
+
+  InferredType& root() { return root_; }
+  int64_t slow_records() const { return slow_records_; }
+
+ private:
+  // The simdjson path: true when the record was handled (fits, or typed and merged), false
+  // when the Reader must decide.
+  bool add_fast(std::string_view doc, size_t readable, int64_t line);
+  bool fits(const InferredType& acc, simdjson::dom::element e, size_t depth);
+  bool fits_scalar(const InferredType& acc, const InferredType& rec) const;
+  // The type of a DOM value; false when only the Reader can tell (prefersDecimal floats, -0).
+  bool type_of(simdjson::dom::element e, InferredType& out);
+  // inferField over the Reader's tokens, the reader standing at the value's first token.
+  InferredType type_of(Reader& reader, Token token);
+  InferredType string_type(std::string_view text) const;
+  InferredType float_type(std::string_view text) const;
+  // compatibleRootType(root, record).
+  void merge_root(const InferredType& record, int64_t line);
+  void malformed(const std::string& reason, int64_t line);
+
+  const InferOptions& options_;
+  InferredType root_ = InferredType::scalar(InferredKind::Struct);
+  simdjson::dom::parser parser_;
+  bool simdjson_ok_ = true;
+  std::optional<DateTimePattern> timestamp_pattern_;
+  std::optional<DateTimePattern> timestamp_ntz_pattern_;
+  bool bad_timestamp_pattern_ = false;
+  bool bad_timestamp_ntz_pattern_ = false;
+  std::vector<char16_t> units_;
+  Reader reader_;
+  // Per nesting level: which fields of the merged struct the current object has named (a
+  // repeated name changes the schema, so it does not fit).
+  std::vector<std::vector<uint8_t>> seen_;
+  std::vector<size_t> matched_;
+  int64_t slow_records_ = 0;
+};
+
+}  // namespace sliceflow::json

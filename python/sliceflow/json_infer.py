@@ -1,0 +1,219 @@
+"""Spark's JSON schema inference, computed natively: the schema ``spark.read.json(path)``
+infers for the same files and options, without a JVM.
+
+>>> from sliceflow.json import infer_schema, schema_ddl
+>>> schema = infer_schema(b'{"b": 1, "a": [1.5]}\\n{"b": 12345678901234567890, "c": ""}\\n')
+>>> print(schema_ddl(schema))
+`a` ARRAY<DOUBLE>, `b` DECIMAL(20,0), `c` STRING
+
+The result is Spark's JSON form of the schema (``StructType.fromJson`` takes it). Options are
+Spark's JSON reader options (case-insensitive names): ``primitivesAsString``,
+``prefersDecimal``, ``dropFieldIfAllNull``, ``inferTimestamp`` with ``timestampFormat`` /
+``timestampNTZFormat`` / ``timeZone``, ``mode`` (PERMISSIVE, DROPMALFORMED, FAILFAST),
+``columnNameOfCorruptRecord``, ``samplingRatio``, ``multiLine`` and the Jackson flags
+(``allowComments``, ``allowNumericLeadingZeros``, ...). ``samplingRatio`` below 1 reads a
+deterministic sample of lines that is not the one Spark draws (Spark's depends on how it
+splits the files into partitions).
+"""
+
+from __future__ import annotations
+
+import json as _json
+import logging
+import os
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any
+
+from sliceflow.errors import OptionError
+from sliceflow.kernels import core_module
+
+__all__ = ["infer_schema", "schema_ddl"]
+
+_log = logging.getLogger("sliceflow.json")
+
+#: Bytes read per inference step; each block is split across the threads.
+DEFAULT_BLOCK_SIZE = 16 << 20
+# simdjson reads up to 64 bytes past a line; the block buffer keeps that much slack.
+_PADDING = 64
+
+_BOOLEAN_OPTIONS = {
+    name.lower(): name
+    for name in (
+        "allowSingleQuotes",
+        "allowNonNumericNumbers",
+        "allowNumericLeadingZeros",
+        "allowUnquotedFieldNames",
+        "allowComments",
+        "allowBackslashEscapingAnyCharacter",
+        "allowUnquotedControlChars",
+        "prefersDecimal",
+        "primitivesAsString",
+        "dropFieldIfAllNull",
+        "inferTimestamp",
+    )
+}
+_TEXT_OPTIONS = {
+    name.lower(): name
+    for name in ("timestampFormat", "timestampNTZFormat", "dateFormat", "timeZone")
+}
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _normalize(
+    options: Mapping[str, Any] | None, time_zone: str, session: Mapping[str, str]
+) -> tuple[dict[str, str], bool]:
+    """Spark's option names (any case) in the C++ inference's form, and whether multiLine."""
+    out: dict[str, str] = {"timeZone": time_zone}
+    out.update(session)
+    multi_line = False
+    for key, raw in (options or {}).items():
+        lower = key.lower()
+        value = _text(raw)
+        if lower in _BOOLEAN_OPTIONS:
+            if value.lower() not in ("true", "false"):
+                raise OptionError(f"option {key!r} must be true or false, got {raw!r}")
+            out[_BOOLEAN_OPTIONS[lower]] = value.lower()
+        elif lower in _TEXT_OPTIONS:
+            out[_TEXT_OPTIONS[lower]] = value.strip() if lower == "timezone" else value
+        elif lower == "mode":
+            mode = value.upper()
+            if mode not in ("PERMISSIVE", "DROPMALFORMED", "FAILFAST"):
+                # Spark's ParseMode.fromString warns and reads any other value as PERMISSIVE.
+                _log.warning("%s is not a valid parse mode. Using PERMISSIVE.", value)
+                mode = "PERMISSIVE"
+            out["mode"] = mode
+        elif lower == "columnnameofcorruptrecord":
+            out["columnNameOfCorruptRecord"] = value
+        elif lower == "samplingratio":
+            try:
+                ratio = float(value)
+            except ValueError:
+                raise OptionError(f"option {key!r} must be a number, got {raw!r}") from None
+            if not ratio > 0:
+                raise OptionError(f"option {key!r} must be above 0, got {raw!r}")
+            out["samplingRatio"] = repr(ratio)
+        elif lower == "multiline":
+            if value.lower() not in ("true", "false"):
+                raise OptionError(f"option {key!r} must be true or false, got {raw!r}")
+            multi_line = value.lower() == "true"
+        elif lower in ("encoding", "charset"):
+            if value.replace("-", "").upper() != "UTF8":
+                raise OptionError(f"sliceflow infers UTF-8 JSON only, got {key}={value!r}")
+        elif lower == "linesep":
+            if value not in ("\n", "\r", "\r\n"):
+                raise OptionError(
+                    f"sliceflow infers lines ended by \\n, \\r or \\r\\n only, got lineSep={raw!r}"
+                )
+        # Every other option does not change inference (Spark ignores unknown ones too).
+    return out, multi_line
+
+
+def _file_blocks(path: str, block_size: int) -> Iterator[tuple[bytearray, int]]:
+    """A file as blocks of whole lines: (buffer, bytes used), with padding after them. A UTF-8
+    BOM at the start of the file is dropped (Hadoop's line reader drops it)."""
+    carry = b""
+    first = True
+    with open(path, "rb") as f:
+        while True:
+            chunk = f.read(block_size)
+            data = carry + chunk if carry else chunk
+            if first:
+                first = False
+                if data.startswith(b"\xef\xbb\xbf"):
+                    data = data[3:]
+            if not chunk:
+                if data:
+                    yield bytearray(data) + bytearray(_PADDING), len(data)
+                return
+            cut = max(data.rfind(b"\n"), data.rfind(b"\r")) + 1
+            if cut == 0:  # no line break yet: a line longer than the block
+                carry = data
+                continue
+            carry = data[cut:]
+            buf = bytearray(data[:cut])
+            buf.extend(bytes(_PADDING))
+            yield buf, cut
+
+
+def infer_schema(
+    source: str | Sequence[str] | bytes | bytearray | memoryview,
+    *,
+    options: Mapping[str, Any] | None = None,
+    threads: int | None = None,
+    time_zone: str = "UTC",
+    session: Mapping[str, str] | None = None,
+    block_size: int = DEFAULT_BLOCK_SIZE,
+) -> dict[str, Any]:
+    """Infers the schema ``spark.read.json`` infers for NDJSON ``source``: a file path, a list
+    of file paths (the ``sliceflow.json`` data source lists folders as Spark does), or the
+    text itself as bytes.
+
+    Returns Spark's JSON form of a StructType (``pyspark.sql.types.StructType.fromJson``
+    reads it; :func:`schema_ddl` prints it). ``threads`` defaults to the number of cores;
+    ``session`` takes the session settings that change inference: ``timestampType``
+    (``TIMESTAMP_NTZ`` or ``TIMESTAMP_LTZ``) and ``caseSensitive``.
+
+    >>> infer_schema(b'{"a": 1}')["fields"][0]["type"]
+    'long'
+    """
+    if block_size <= 0:
+        raise ValueError("block_size must be positive")
+    normalized, multi_line = _normalize(options, time_zone, session or {})
+    count = threads if threads is not None else (os.cpu_count() or 1)
+    if count < 1:
+        raise ValueError(f"threads must be at least 1, got {count}")
+    inference = core_module("json").SchemaInference(normalized)
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        text = bytes(source)
+        if multi_line:
+            inference.add_document(text)
+        else:
+            if text.startswith(b"\xef\xbb\xbf"):
+                text = text[3:]
+            inference.add_lines(text + bytes(_PADDING), len(text), count)
+    else:
+        for path in [source] if isinstance(source, str) else list(source):
+            if multi_line:
+                with open(path, "rb") as f:
+                    inference.add_document(f.read())
+                continue
+            for buf, used in _file_blocks(path, block_size):
+                try:
+                    inference.add_lines(buf, used, count)
+                except ValueError as e:
+                    raise type(e)(f"{path}: {e}") from None
+    result: dict[str, Any] = _json.loads(inference.schema_json())
+    return result
+
+
+def _quote(name: str) -> str:
+    return "`" + name.replace("`", "``") + "`"
+
+
+def _type_ddl(t: Any) -> str:
+    if isinstance(t, str):
+        simple = {"long": "BIGINT", "integer": "INT", "void": "VOID"}
+        return simple.get(t, t.upper())
+    if t["type"] == "array":
+        return f"ARRAY<{_type_ddl(t['elementType'])}>"
+    inner = ", ".join(f"{_quote(f['name'])}: {_type_ddl(f['type'])}" for f in t["fields"])
+    return f"STRUCT<{inner}>"
+
+
+def _fields_ddl(fields: Iterable[Mapping[str, Any]]) -> str:
+    return ", ".join(f"{_quote(f['name'])} {_type_ddl(f['type'])}" for f in fields)
+
+
+def schema_ddl(schema: Mapping[str, Any]) -> str:
+    """A schema from :func:`infer_schema` as Spark DDL (names in backticks).
+
+    >>> schema_ddl({"type": "struct", "fields": [
+    ...     {"name": "a", "type": "long", "nullable": True, "metadata": {}}]})
+    '`a` BIGINT'
+    """
+    return _fields_ddl(schema["fields"])
