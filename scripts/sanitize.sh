@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# The C++ core under ASan+UBSan: bounded libFuzzer runs of the JSON decoder, the window kernel
-# (batch and streaming steps), the changelog kernel, the deduplicate kernel, Arrow input
-# validation (forged C Data Interface structs) and the state format (forged or damaged state
-# values), then the decoder's, the window, changelog and deduplicate kernels' Python tests
-# against an extension built with the sanitizers.
+# The C++ core under ASan+UBSan: bounded libFuzzer runs of the JSON decoder, JSON schema
+# inference, the window kernel (batch and streaming steps), the changelog kernel, the
+# deduplicate kernel, Arrow input validation (forged C Data Interface structs) and the state
+# format (forged or damaged state values), then the decoder's, the window, changelog and
+# deduplicate kernels' Python tests against an extension built with the sanitizers.
 #   FUZZ_SECONDS=600 bash scripts/sanitize.sh   # a longer fuzz run
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,7 +15,7 @@ if command -v clang++ >/dev/null 2>&1; then
   cmake -S . -B "$build/fuzz" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DSLICEFLOW_PYTHON=OFF -DSLICEFLOW_FUZZ=ON -DSLICEFLOW_SANITIZE=address,undefined >/dev/null
   cmake --build "$build/fuzz" -j2 --target fuzz_json_decode fuzz_window fuzz_changelog \
-    fuzz_dedup fuzz_arrow_input fuzz_state fuzz_topn >/dev/null
+    fuzz_dedup fuzz_arrow_input fuzz_state fuzz_topn fuzz_json_infer >/dev/null
   cp -n tests/data/fuzz_seeds/* "$build/corpus/" 2>/dev/null || true
   mkdir -p "$build/window_corpus" "$build/changelog_corpus" "$build/arrow_input_corpus" \
     "$build/state_corpus" "$build/topn_corpus"
@@ -40,6 +40,9 @@ if command -v clang++ >/dev/null 2>&1; then
   fuzz fuzz_arrow_input "$build/arrow_input_corpus" 1024
   fuzz fuzz_state "$build/state_corpus" 1024
   fuzz fuzz_topn "$build/topn_corpus" 1024
+  mkdir -p "$build/infer_corpus"
+  cp -n tests/data/fuzz_seeds/* "$build/infer_corpus/" 2>/dev/null || true
+  fuzz fuzz_json_infer "$build/infer_corpus" 4096
 else
   echo "clang++ not found: skipping the libFuzzer run" >&2
   exit 1

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <exception>
 #include <map>
 #include <stdexcept>
@@ -28,8 +29,13 @@ bool flag(std::map<std::string, std::string>& options, const char* key, bool fal
                               value + "'");
 }
 
-// The first \n or \r in [p, end), or end.
-const char* find_line_break(const char* p, const char* end) {
+// The first \n or \r in [p, end), or end. `has_cr`: whether the text holds any \r (without
+// one, memchr finds the \n at vector speed).
+const char* find_line_break(const char* p, const char* end, bool has_cr) {
+  if (!has_cr) {
+    const void* nl = std::memchr(p, '\n', static_cast<size_t>(end - p));
+    return nl == nullptr ? end : static_cast<const char*>(nl);
+  }
   for (; p < end; ++p) {
     if (*p == '\n' || *p == '\r') return p;
   }
@@ -47,10 +53,14 @@ const char* skip_line_break(const char* p, const char* end) {
   return p;
 }
 
-int64_t count_lines(const char* p, const char* end) {
+int64_t count_lines(const char* p, const char* end, bool has_cr) {
+  if (!has_cr) {
+    const auto breaks = std::count(p, end, '\n');
+    return breaks + (p < end && end[-1] != '\n' ? 1 : 0);
+  }
   int64_t n = 0;
   while (p < end) {
-    p = skip_line_break(find_line_break(p, end), end);
+    p = skip_line_break(find_line_break(p, end, true), end);
     ++n;
   }
   return n;
@@ -140,12 +150,13 @@ void SchemaInference::add_lines(std::string_view block, size_t readable, int thr
   const size_t wanted = static_cast<size_t>(std::max(1, threads));
   // Parts of at least 64 KiB: below that a thread costs more than it saves.
   const size_t count = std::max<size_t>(1, std::min(wanted, block.size() / (64 << 10)));
+  const bool has_cr = std::memchr(begin, '\r', block.size()) != nullptr;
   std::vector<Part> parts;
   const char* p = begin;
   for (size_t i = 0; i < count && p < end; ++i) {
     const char* cut = i + 1 == count ? end : begin + block.size() * (i + 1) / count;
     if (cut < p) cut = p;
-    if (cut < end && cut > begin) cut = skip_line_break(find_line_break(cut, end), end);
+    if (cut < end && cut > begin) cut = skip_line_break(find_line_break(cut, end, has_cr), end);
     parts.push_back({p, cut});
     p = cut;
   }
@@ -155,7 +166,7 @@ void SchemaInference::add_lines(std::string_view block, size_t readable, int thr
   if (need_lines) {
     for (Part& part : parts) {
       part.first_line = line_count;
-      line_count += count_lines(part.begin, part.end);
+      line_count += count_lines(part.begin, part.end, has_cr);
     }
   }
   while (workers_.size() < parts.size()) {
@@ -167,7 +178,7 @@ void SchemaInference::add_lines(std::string_view block, size_t readable, int thr
     const Part& part = parts[k];
     int64_t line = part.first_line;
     for (const char* q = part.begin; q < part.end; ++line) {
-      const char* line_end = find_line_break(q, part.end);
+      const char* line_end = find_line_break(q, part.end, has_cr);
       if (!sampling || sampled(base_line + line, options_.sampling_ratio)) {
         worker.add(std::string_view(q, static_cast<size_t>(line_end - q)),
                    readable - static_cast<size_t>(q - begin), base_line + line + 1);
@@ -194,7 +205,7 @@ void SchemaInference::add_lines(std::string_view block, size_t readable, int thr
     }
   }
   for (std::thread& t : pool) t.join();
-  lines_ += need_lines ? line_count : count_lines(begin, end);
+  lines_ += need_lines ? line_count : count_lines(begin, end, has_cr);
   for (const std::exception_ptr& e : errors) {
     if (e) std::rethrow_exception(e);
   }

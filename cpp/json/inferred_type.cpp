@@ -122,14 +122,21 @@ void merge_structs(InferredType& a, const InferredType& b, bool case_sensitive) 
 }
 
 void append_json_string(std::string_view s, std::string& out) {
+  static const char kHex[] = "0123456789abcdef";
   out.push_back('"');
-  for (const char c : s) {
+  for (size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
     const auto u = static_cast<unsigned char>(c);
-    if (c == '"' || c == '\\') {
+    if (u == 0xED && i + 2 < s.size() && static_cast<unsigned char>(s[i + 1]) >= 0xA0) {
+      // A lone surrogate (its 3-byte form): escaped, so that the JSON text is valid UTF-8.
+      const uint32_t cp = code_point_at(s, i);
+      out += "\\u";
+      for (int shift = 12; shift >= 0; shift -= 4) out.push_back(kHex[(cp >> shift) & 15]);
+      i += 2;
+    } else if (c == '"' || c == '\\') {
       out.push_back('\\');
       out.push_back(c);
     } else if (u < 0x20) {
-      static const char kHex[] = "0123456789abcdef";
       out += "\\u00";
       out.push_back(kHex[u >> 4]);
       out.push_back(kHex[u & 15]);

@@ -24,7 +24,7 @@ import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
-from sliceflow.errors import OptionError
+from sliceflow.errors import OptionError, SchemaError
 from sliceflow.kernels import core_module
 
 __all__ = ["infer_schema", "schema_ddl"]
@@ -188,7 +188,30 @@ def infer_schema(
                 except ValueError as e:
                     raise type(e)(f"{path}: {e}") from None
     result: dict[str, Any] = _json.loads(inference.schema_json())
+    case_sensitive = normalized.get("caseSensitive", "false") == "true"
+    _check_duplicates(result, case_sensitive)
     return result
+
+
+def _check_duplicates(t: Any, case_sensitive: bool) -> None:
+    """Spark's SchemaUtils.checkSchemaColumnNameDuplication: a name twice in one struct (at
+    any depth; ignoring case unless case_sensitive) fails the read."""
+    if isinstance(t, str):
+        return
+    if t["type"] == "array":
+        _check_duplicates(t["elementType"], case_sensitive)
+        return
+    seen: set[str] = set()
+    for f in t["fields"]:
+        key = f["name"] if case_sensitive else f["name"].lower()
+        if key in seen:
+            raise SchemaError(
+                f"[COLUMN_ALREADY_EXISTS] The column `{key}` already exists (the JSON records "
+                "hold fields whose names differ only in case, or repeat a name; Spark fails the "
+                "read the same way). Choose another name or rename the existing column."
+            )
+        seen.add(key)
+        _check_duplicates(f["type"], case_sensitive)
 
 
 def _quote(name: str) -> str:

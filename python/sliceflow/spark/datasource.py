@@ -112,6 +112,12 @@ def _check_partition_columns(
         )
 
 
+def _inference_files(path: str) -> list[str]:
+    """The files schema inference reads for ``path`` (the one place to change when the file
+    listing changes)."""
+    return _list_files(path)
+
+
 class JsonDataSourceReader(DataSourceReader):
     def __init__(
         self,
@@ -237,17 +243,40 @@ class JsonDataSource(DataSource):
     """``spark.read.format("sliceflow.json").schema(s).load(path)`` for NDJSON files.
 
     Each line is decoded as Spark's ``from_json`` decodes a string (same options, same
-    PERMISSIVE/FAILFAST results); blank lines give no row. A schema is required.
+    PERMISSIVE/FAILFAST results); blank lines give no row. Without a schema, the schema
+    ``spark.read.json`` would infer is inferred natively (:func:`sliceflow.json.infer_schema`).
     """
 
     @classmethod
     def name(cls) -> str:
         return "sliceflow.json"
 
-    def schema(self) -> str:
-        raise ValueError(
-            "sliceflow.json needs a schema: spark.read.format('sliceflow.json').schema(...)"
-        )
+    def schema(self) -> StructType:
+        """The schema ``spark.read.json`` infers for the same files and options (called only
+        when the read gives no schema); see :func:`sliceflow.json.infer_schema`."""
+        from sliceflow.json_infer import infer_schema
+
+        options = dict(self.options)
+        path = _pop(options, "path")
+        if not path:
+            raise ValueError(
+                "sliceflow.json needs a path: spark.read.format('sliceflow.json').load(path)"
+            )
+        time_zone = _pop(options, "timeZone") or self.session_defaults.get("timeZone", "UTC")
+        session: dict[str, str] = {
+            key: self.session_defaults[key]
+            for key in ("timestampType", "caseSensitive")
+            if key in self.session_defaults
+        }
+        files = _inference_files(path)
+        if not files:
+            # Spark: [UNABLE_TO_INFER_SCHEMA] when there is no file to infer from.
+            raise ValueError(
+                f"[UNABLE_TO_INFER_SCHEMA] Unable to infer schema for JSON at {path}: it holds "
+                "no files; sliceflow.json needs a schema there: .schema(...)"
+            )
+        inferred = infer_schema(files, options=options, time_zone=time_zone, session=session)
+        return StructType.fromJson(inferred)
 
     #: Session settings captured by :func:`register`: Spark plans Python data sources in a
     #: worker process, where the driver's session is out of reach.
@@ -286,6 +315,9 @@ def register(spark: SparkSession) -> None:
         "maxPartitionBytes": str(
             spark.conf.get("spark.sql.files.maxPartitionBytes", str(DEFAULT_SPLIT_BYTES))
         ),
+        # Session settings schema inference reads.
+        "timestampType": str(spark.conf.get("spark.sql.timestampType", "TIMESTAMP_LTZ")).upper(),
+        "caseSensitive": str(spark.conf.get("spark.sql.caseSensitive", "false")).lower(),
     }
     for name, key, default in (
         ("ignoreMissingFiles", "spark.sql.files.ignoreMissingFiles", "false"),
