@@ -266,82 +266,70 @@ bool canonicalize(InferredType& t, bool drop_all_null) {
   }
 }
 
-void append_spark_json(const InferredType& t, std::string& out) {
-  switch (t.kind) {
+namespace {
+
+// A scalar kind's name in Spark's JSON form and in its simple form (nullptr: not a scalar, or
+// a decimal, whose name carries its precision and scale).
+std::pair<const char*, const char*> scalar_names(InferredKind kind) {
+  switch (kind) {
     case InferredKind::Null:
-      out += "\"void\"";
-      return;
+      return {"void", "void"};
     case InferredKind::Boolean:
-      out += "\"boolean\"";
-      return;
+      return {"boolean", "boolean"};
     case InferredKind::Long:
-      out += "\"long\"";
-      return;
+      return {"long", "bigint"};
     case InferredKind::Double:
-      out += "\"double\"";
-      return;
-    case InferredKind::Decimal:
-      out += "\"decimal(" + std::to_string(t.precision) + "," + std::to_string(t.scale) + ")\"";
-      return;
+      return {"double", "double"};
     case InferredKind::String:
-      out += "\"string\"";
-      return;
+      return {"string", "string"};
     case InferredKind::Timestamp:
-      out += "\"timestamp\"";
-      return;
+      return {"timestamp", "timestamp"};
     case InferredKind::TimestampNtz:
-      out += "\"timestamp_ntz\"";
-      return;
-    case InferredKind::Array:
-      out += "{\"type\":\"array\",\"elementType\":";
-      append_spark_json(t.children[0], out);
-      out += ",\"containsNull\":true}";
-      return;
-    case InferredKind::Struct:
-      out += "{\"type\":\"struct\",\"fields\":[";
-      for (size_t i = 0; i < t.names.size(); ++i) {
-        if (i > 0) out.push_back(',');
-        out += "{\"name\":";
-        append_json_string(t.names[i], out);
-        out += ",\"type\":";
-        append_spark_json(t.children[i], out);
-        out += ",\"nullable\":true,\"metadata\":{}}";
-      }
-      out += "]}";
-      return;
+      return {"timestamp_ntz", "timestamp_ntz"};
+    default:
+      return {nullptr, nullptr};
+  }
+}
+
+std::string decimal_name(const InferredType& t) {
+  return "decimal(" + std::to_string(t.precision) + "," + std::to_string(t.scale) + ")";
+}
+
+}  // namespace
+
+void append_spark_json(const InferredType& t, std::string& out) {
+  if (const char* name = scalar_names(t.kind).first) {
+    out += std::string("\"") + name + "\"";
+  } else if (t.kind == InferredKind::Decimal) {
+    out += "\"" + decimal_name(t) + "\"";
+  } else if (t.kind == InferredKind::Array) {
+    out += "{\"type\":\"array\",\"elementType\":";
+    append_spark_json(t.children[0], out);
+    out += ",\"containsNull\":true}";
+  } else {
+    out += "{\"type\":\"struct\",\"fields\":[";
+    for (size_t i = 0; i < t.names.size(); ++i) {
+      if (i > 0) out.push_back(',');
+      out += "{\"name\":";
+      append_json_string(t.names[i], out);
+      out += ",\"type\":";
+      append_spark_json(t.children[i], out);
+      out += ",\"nullable\":true,\"metadata\":{}}";
+    }
+    out += "]}";
   }
 }
 
 std::string simple_string(const InferredType& t) {
-  switch (t.kind) {
-    case InferredKind::Null:
-      return "void";
-    case InferredKind::Boolean:
-      return "boolean";
-    case InferredKind::Long:
-      return "bigint";
-    case InferredKind::Double:
-      return "double";
-    case InferredKind::Decimal:
-      return "decimal(" + std::to_string(t.precision) + "," + std::to_string(t.scale) + ")";
-    case InferredKind::String:
-      return "string";
-    case InferredKind::Timestamp:
-      return "timestamp";
-    case InferredKind::TimestampNtz:
-      return "timestamp_ntz";
-    case InferredKind::Array:
-      return "array<" + simple_string(t.children[0]) + ">";
-    case InferredKind::Struct: {
-      std::string out = "struct<";
-      for (size_t i = 0; i < t.names.size(); ++i) {
-        if (i > 0) out.push_back(',');
-        out += t.names[i] + ":" + simple_string(t.children[i]);
-      }
-      return out + ">";
-    }
+  if (const char* name = scalar_names(t.kind).second) return name;
+  if (t.kind == InferredKind::Decimal) return decimal_name(t);
+  if (t.kind == InferredKind::Array) return "array<" + simple_string(t.children[0]) + ">";
+  std::string out = "struct<";
+  for (size_t i = 0; i < t.names.size(); ++i) {
+    if (i > 0) out.push_back(',');
+    out += t.names[i] + ":" + simple_string(t.children[i]);
   }
-  return "void";
+  return out + ">";
 }
 
 }  // namespace sliceflow::json
