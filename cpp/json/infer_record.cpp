@@ -125,6 +125,7 @@ RecordInference::RecordInference(const InferOptions& options)
     simdjson_ok_ = false;
   }
   seen_.resize(kFastMaxDepth + 2);
+  guesses_.resize(kFastMaxDepth + 2);
   std::string error;
   timestamp_pattern_ = compile_json_pattern(options.json.timestamp_format, false, error);
   bad_timestamp_pattern_ = !error.empty();
@@ -191,14 +192,22 @@ bool RecordInference::fits(const InferredType& acc, simdjson::dom::element e, si
   if (et == element_type::OBJECT) {
     if (acc.kind != InferredKind::Struct || depth + 1 >= seen_.size()) return false;
     std::vector<uint8_t>& seen = seen_[depth];
+    std::vector<size_t>& guesses = guesses_[depth];
     seen.assign(acc.names.size(), 0);
+    size_t position = 0;
     for (auto field : object_of(e)) {
       const std::string_view key = field.key;
-      const auto it = std::lower_bound(
-          acc.names.begin(), acc.names.end(), key,
-          [](const std::string& a, std::string_view b) { return java_compare(a, b) < 0; });
-      if (it == acc.names.end() || *it != key) return false;
-      const auto index = static_cast<size_t>(it - acc.names.begin());
+      if (guesses.size() <= position) guesses.resize(position + 1, 0);
+      size_t index = guesses[position];
+      if (index >= acc.names.size() || acc.names[index] != key) {
+        const auto it = std::lower_bound(
+            acc.names.begin(), acc.names.end(), key,
+            [](const std::string& a, std::string_view b) { return java_compare(a, b) < 0; });
+        if (it == acc.names.end() || *it != key) return false;
+        index = static_cast<size_t>(it - acc.names.begin());
+        guesses[position] = index;
+      }
+      ++position;
       if (seen[index] != 0) return false;  // a repeated name adds a field
       seen[index] = 1;
       if (!fits(acc.children[index], field.value, depth + 1)) return false;

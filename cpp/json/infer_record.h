@@ -63,7 +63,9 @@ class RecordInference {
   // Per nesting level: which fields of the merged struct the current object has named (a
   // repeated name changes the schema, so it does not fit).
   std::vector<std::vector<uint8_t>> seen_;
-  std::vector<size_t> matched_;
+  // Per nesting level and key position: the field the key named in the previous object there
+  // (records mostly repeat their key order, so the sorted names are rarely searched).
+  std::vector<std::vector<size_t>> guesses_;
   int64_t slow_records_ = 0;
 };
 

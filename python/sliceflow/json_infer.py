@@ -113,31 +113,43 @@ def _normalize(
     return out, multi_line
 
 
+def _last_break(buf: bytearray, end: int) -> int:
+    """Where the text after the last line break before ``end`` starts (0: none)."""
+    return max(buf.rfind(b"\n", 0, end), buf.rfind(b"\r", 0, end)) + 1
+
+
 def _file_blocks(path: str, block_size: int) -> Iterator[tuple[bytearray, int]]:
-    """A file as blocks of whole lines: (buffer, bytes used), with padding after them. A UTF-8
-    BOM at the start of the file is dropped (Hadoop's line reader drops it)."""
-    carry = b""
+    """A file as blocks of whole lines, read into one reused buffer: (buffer, bytes used),
+    with at least ``_PADDING`` readable bytes after them. A UTF-8 BOM at the start of the file
+    reads as spaces (Hadoop's line reader drops it). The buffer is overwritten by the next
+    block; a line longer than the block grows it."""
+    buf = bytearray(block_size + _PADDING)
+    kept = 0  # the unfinished last line of the previous block, moved to the front
     first = True
-    with open(path, "rb") as f:
+    with open(path, "rb", buffering=0) as f:
         while True:
-            chunk = f.read(block_size)
-            data = carry + chunk if carry else chunk
+            if kept == len(buf) - _PADDING:
+                buf.extend(bytes(len(buf)))
+            with memoryview(buf) as view:
+                n = f.readinto(view[kept : len(buf) - _PADDING]) or 0
+            end = kept + n
             if first:
                 first = False
-                if data.startswith(b"\xef\xbb\xbf"):
-                    data = data[3:]
-            if not chunk:
-                if data:
-                    yield bytearray(data) + bytearray(_PADDING), len(data)
+                if buf.startswith(b"\xef\xbb\xbf") and end >= 3:
+                    buf[0:3] = b"   "
+            if n == 0:
+                if end:
+                    yield buf, end
                 return
-            cut = max(data.rfind(b"\n"), data.rfind(b"\r")) + 1
-            if cut == 0:  # no line break yet: a line longer than the block
-                carry = data
+            cut = _last_break(buf, end)
+            if cut == end and buf[end - 1] == 0x0D:
+                cut = _last_break(buf, end - 1)  # the \n of a \r\n may come next
+            if cut == 0:
+                kept = end
                 continue
-            carry = data[cut:]
-            buf = bytearray(data[:cut])
-            buf.extend(bytes(_PADDING))
             yield buf, cut
+            buf[: end - cut] = buf[cut:end]
+            kept = end - cut
 
 
 def infer_schema(
