@@ -254,6 +254,17 @@ def _resolve(path: str, settings: Mapping[str, str] | None) -> tuple[Any, str]:
     return _filesystem(scheme, authority, conf), path
 
 
+def local_path(path: str, settings: Mapping[str, str] | None = None) -> str | None:
+    """The local path of a file on the local filesystem (no scheme unless ``fs.defaultFS`` in
+    ``settings`` names another filesystem, ``file:``, ``local:``), None for any other.
+
+    >>> local_path("file:///tmp/a.json"), local_path("s3a://bucket/a.json")
+    ('/tmp/a.json', None)
+    """
+    fs, inner = resolve(path, settings)
+    return str(inner) if isinstance(fs, pafs.LocalFileSystem) else None
+
+
 def join(base: str, name: str) -> str:
     """``base`` and a child ``name`` joined with one ``/`` (URIs and local paths alike).
 

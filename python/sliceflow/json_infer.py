@@ -22,9 +22,11 @@ import json as _json
 import logging
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, BinaryIO
 
 from sliceflow.errors import OptionError, SchemaError
+from sliceflow.file_codecs import is_splittable, open_input
+from sliceflow.filesystems import local_path
 from sliceflow.kernels import core_module
 
 __all__ = ["infer_schema", "schema_ddl"]
@@ -118,7 +120,18 @@ def _last_break(buf: bytearray, end: int) -> int:
     return max(buf.rfind(b"\n", 0, end), buf.rfind(b"\r", 0, end)) + 1
 
 
-def _file_blocks(path: str, block_size: int) -> Iterator[tuple[bytearray, int]]:
+def _open(path: str, settings: Mapping[str, str] | None) -> BinaryIO:
+    """A file's bytes: a plain local file opened directly (the fast path), any other file (a
+    scheme, a compressed file) through :func:`sliceflow.file_codecs.open_input`."""
+    local = local_path(path, settings)
+    if local is not None and is_splittable(path):
+        return open(local, "rb", buffering=0)
+    return open_input(path, settings)
+
+
+def _file_blocks(
+    path: str, block_size: int, settings: Mapping[str, str] | None
+) -> Iterator[tuple[bytearray, int]]:
     """A file as blocks of whole lines, read into one reused buffer: (buffer, bytes used),
     with at least ``_PADDING`` readable bytes after them. A UTF-8 BOM at the start of the file
     reads as spaces (Hadoop's line reader drops it). The buffer is overwritten by the next
@@ -126,7 +139,7 @@ def _file_blocks(path: str, block_size: int) -> Iterator[tuple[bytearray, int]]:
     buf = bytearray(block_size + _PADDING)
     kept = 0  # the unfinished last line of the previous block, moved to the front
     first = True
-    with open(path, "rb", buffering=0) as f:
+    with _open(path, settings) as f:
         while True:
             if kept == len(buf) - _PADDING:
                 buf.extend(bytes(len(buf)))
@@ -160,6 +173,7 @@ def infer_schema(
     time_zone: str = "UTC",
     session: Mapping[str, str] | None = None,
     block_size: int = DEFAULT_BLOCK_SIZE,
+    settings: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """Infers the schema ``spark.read.json`` infers for NDJSON ``source``: a file path, a list
     of file paths (the ``sliceflow.json`` data source lists folders as Spark does), or the
@@ -168,7 +182,9 @@ def infer_schema(
     Returns Spark's JSON form of a StructType (``pyspark.sql.types.StructType.fromJson``
     reads it; :func:`schema_ddl` prints it). ``threads`` defaults to the number of cores;
     ``session`` takes the session settings that change inference: ``timestampType``
-    (``TIMESTAMP_NTZ`` or ``TIMESTAMP_LTZ``) and ``caseSensitive``.
+    (``TIMESTAMP_NTZ`` or ``TIMESTAMP_LTZ``) and ``caseSensitive``. Paths may have any
+    scheme :mod:`sliceflow.filesystems` resolves (``settings``: its Hadoop keys, such as
+    ``fs.s3a.endpoint``) and be compressed (:mod:`sliceflow.file_codecs`).
 
     >>> infer_schema(b'{"a": 1}')["fields"][0]["type"]
     'long'
@@ -191,10 +207,10 @@ def infer_schema(
     else:
         for path in [source] if isinstance(source, str) else list(source):
             if multi_line:
-                with open(path, "rb") as f:
+                with _open(path, settings) as f:
                     inference.add_document(f.read())
                 continue
-            for buf, used in _file_blocks(path, block_size):
+            for buf, used in _file_blocks(path, block_size, settings):
                 try:
                     inference.add_lines(buf, used, count)
                 except ValueError as e:
