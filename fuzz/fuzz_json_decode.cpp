@@ -86,9 +86,23 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     options.erase("corrupt_column_index");
     options["root_value"] = "true";
   }
+  const bool file_records = (data[0] & 8) != 0 && options.count("root_value") == 0;
+  if (file_records) {
+    // spark.read.json's records: source text for STRING fields, BOMs, arrays of rows, a
+    // custom separator, dropped bad records.
+    options["file_records"] = "true";
+    options["exact_string_text"] = "true";
+    options["skip_byte_order_mark"] = "true";
+    if ((data[0] & 16) != 0) options["lineSep"] = (data[0] & 32) != 0 ? ";" : "}\n{";
+    if ((data[0] & 64) != 0) options["mode"] = "DROPMALFORMED";
+  }
   const std::string_view text(reinterpret_cast<const char*>(data) + 1, size - 1);
   sliceflow::json::Decoder decoder(std::move(type), sliceflow::json::parse_options(options));
-  decoder.decode_lines(text, text.size());
+  if (file_records && (data[0] & 128) != 0) {
+    decoder.decode_record(text, text.size());  // a multiLine file
+  } else {
+    decoder.decode_lines(text, text.size());
+  }
   ArrowArray out{};
   decoder.finish(&out);
   out.release(&out);

@@ -36,7 +36,14 @@ class PyDecoder {
   // Any buffer of one-byte items, read in C order as bytes(memoryview(data)) would: strided,
   // reversed or indirect (suboffsets) views are copied into one contiguous buffer first;
   // C-contiguous ones (the common case) are read in place.
-  void decode_lines(const py::buffer& data) {
+  void decode_lines(const py::buffer& data) { with_bytes(data, false); }
+  void decode_record(const py::buffer& data) { with_bytes(data, true); }
+
+  int64_t pending_rows() const { return decoder_.pending_rows(); }
+  int64_t failed_offset() const { return decoder_.failed_offset(); }
+
+ private:
+  void with_bytes(const py::buffer& data, bool one_record) {
     Py_buffer view;
     if (PyObject_GetBuffer(data.ptr(), &view, PyBUF_FULL_RO) != 0) throw py::error_already_set();
     const std::unique_ptr<Py_buffer, void (*)(Py_buffer*)> held(&view, PyBuffer_Release);
@@ -55,16 +62,20 @@ class PyDecoder {
       buffer = copy;
     }
     py::gil_scoped_release release;
-    decoder_.decode_lines(buffer, buffer.size());
+    if (one_record) {
+      decoder_.decode_record(buffer, buffer.size());
+    } else {
+      decoder_.decode_lines(buffer, buffer.size());
+    }
   }
 
+ public:
   py::capsule finish() {
     auto array = std::make_unique<ArrowArray>();
     decoder_.finish(array.get());
     return array_capsule(std::move(array));
   }
 
-  int64_t pending_rows() const { return decoder_.pending_rows(); }
   size_t memory_usage() const { return decoder_.memory_usage(); }
 
   py::dict stats() const {
@@ -108,6 +119,13 @@ void register_json(py::module_& m) {
       .def("decode_lines", &PyDecoder::decode_lines, py::arg("data"),
            "Decode NDJSON text, one document per line; blank lines are skipped. Any buffer of "
            "one-byte items (non-contiguous views are copied first).")
+      .def("decode_record", &PyDecoder::decode_record, py::arg("data"),
+           "Decode one record, e.g. a whole multiLine file (with the file_records option a "
+           "top-level array gives a row per element). Any buffer of one-byte items.")
+      .def_property_readonly("failed_offset", &PyDecoder::failed_offset,
+                             "Byte offset, in the buffer of the last decode_lines / "
+                             "decode_record call, of the record that raised "
+                             "MalformedRecordError; -1 if none.")
       .def("finish", &PyDecoder::finish, "Export the decoded rows as an 'arrow_array' capsule.")
       .def_property_readonly("pending_rows", &PyDecoder::pending_rows)
       .def_property_readonly("memory_usage", &PyDecoder::memory_usage)

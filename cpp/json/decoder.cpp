@@ -93,8 +93,15 @@ Decoder::Decoder(std::unique_ptr<arrow::Type> row_type, Options options)
 void Decoder::decode_one(std::string_view doc, size_t readable) {
   ++stats_.rows;
   const int64_t slot = row_.length();
+  // read.json skips a byte order mark at the start of a record of 4 bytes or more (the
+  // reference path skips it itself, keeping it in the corrupt record's text).
+  std::string_view fast_doc = doc;
+  if (options_.skip_byte_order_mark && doc.size() >= 4 && doc.compare(0, 3, "\xEF\xBB\xBF") == 0) {
+    fast_doc.remove_prefix(3);
+    readable -= 3;
+  }
   // A document-wide ARRAY or MAP is read by the reference path only.
-  if (!options_.root_value && fast_.decode(doc, readable, row_)) {
+  if (!options_.root_value && fast_.decode(fast_doc, readable, row_)) {
     ++stats_.fast_rows;
     return;
   }
@@ -111,6 +118,10 @@ void Decoder::decode_reference(std::string_view doc) {
     ++stats_.partial_rows;
   } else {
     ++stats_.malformed_rows;
+  }
+  if (options_.mode == Mode::DropMalformed) {
+    row_.truncate(slot);
+    return;
   }
   if (options_.mode == Mode::FailFast) {
     row_.truncate(slot);
@@ -185,7 +196,41 @@ inline const char* find_line_break(const char* p, const char* end) {
 
 }  // namespace
 
+void Decoder::decode_record(std::string_view record, size_t padded_size) {
+  failed_offset_ = 0;
+  decode_one(record, padded_size);
+  failed_offset_ = -1;
+}
+
+void Decoder::decode_separated(std::string_view buffer, size_t padded_size) {
+  const std::string_view separator = options_.line_separator;
+  size_t pos = 0;
+  const int64_t start_rows = row_.length();
+  bool reserved = false;
+  while (pos < buffer.size()) {
+    maybe_reserve(start_rows, pos, buffer.size() - pos, reserved);
+    size_t stop = buffer.find(separator, pos);
+    if (stop == std::string_view::npos) stop = buffer.size();
+    // A record of white space only gives no row (Jackson finds no token in it).
+    size_t first = pos;
+    while (first < stop && (buffer[first] == ' ' || buffer[first] == '\t' ||
+                            buffer[first] == '\r' || buffer[first] == '\n')) {
+      ++first;
+    }
+    if (first < stop) {
+      failed_offset_ = static_cast<int64_t>(pos);
+      decode_one(buffer.substr(pos, stop - pos), padded_size - pos);
+    }
+    pos = stop == buffer.size() ? stop : stop + separator.size();
+  }
+  failed_offset_ = -1;
+}
+
 void Decoder::decode_lines(std::string_view buffer, size_t padded_size) {
+  if (!options_.line_separator.empty()) {
+    decode_separated(buffer, padded_size);
+    return;
+  }
   const char* const begin = buffer.data();
   const char* const end = begin + buffer.size();
   const char* pos = begin;
@@ -200,6 +245,7 @@ void Decoder::decode_lines(std::string_view buffer, size_t padded_size) {
     const char* first = pos;
     while (first < line_end && (*first == ' ' || *first == '\t')) ++first;
     if (first < line_end) {
+      failed_offset_ = pos - begin;
       decode_one(std::string_view(pos, static_cast<size_t>(line_end - pos)),
                  padded_size - static_cast<size_t>(pos - begin));
     }
@@ -211,6 +257,7 @@ void Decoder::decode_lines(std::string_view buffer, size_t padded_size) {
       ++pos;  // the \n
     }
   }
+  failed_offset_ = -1;
 }
 
 }  // namespace sliceflow::json

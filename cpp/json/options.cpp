@@ -31,12 +31,27 @@ Options parse_options(const std::map<std::string, std::string>& options) {
     out.mode = Mode::Permissive;
   } else if (mode == "FAILFAST") {
     out.mode = Mode::FailFast;
+  } else if (mode == "DROPMALFORMED") {
+    out.mode = Mode::DropMalformed;
   } else {
     throw std::invalid_argument("unsupported mode '" + mode + "'");
   }
   const std::string corrupt = text(options, "corrupt_column_index");
   out.corrupt_column = corrupt.empty() ? -1 : std::stoi(corrupt);
   out.root_value = flag(options, "root_value", false);
+  out.file_records = flag(options, "file_records", false);
+  out.exact_string_text = flag(options, "exact_string_text", false);
+  out.skip_byte_order_mark = flag(options, "skip_byte_order_mark", false);
+  if (out.mode == Mode::DropMalformed && !out.file_records) {
+    throw std::invalid_argument(
+        "mode 'DROPMALFORMED' drops records of a file; from_json supports PERMISSIVE and "
+        "FAILFAST only");
+  }
+  if (options.count("lineSep") != 0) {
+    out.line_separator = text(options, "lineSep");
+    if (out.line_separator.empty())
+      throw std::invalid_argument("'lineSep' cannot be an empty string");
+  }
   out.allow_single_quotes = flag(options, "allowSingleQuotes", true);
   out.allow_non_numeric_numbers = flag(options, "allowNonNumericNumbers", true);
   out.allow_numeric_leading_zeros = flag(options, "allowNumericLeadingZeros", false);

@@ -11,7 +11,8 @@
 
 namespace sliceflow::json {
 
-enum class Mode : uint8_t { Permissive, FailFast };
+// DropMalformed is spark.read.json's mode (from_json refuses it): a bad record gives no row.
+enum class Mode : uint8_t { Permissive, FailFast, DropMalformed };
 
 struct Options {
   Mode mode = Mode::Permissive;
@@ -19,6 +20,22 @@ struct Options {
   // The schema's one field is the type of the whole document (from_json with an ARRAY or MAP
   // schema): a document is read as that value instead of as an object of fields.
   bool root_value = false;
+  // Records of a file, as spark.read.json reads them (sliceflow.json's readers set it, never
+  // from_json): a record with no JSON value gives no row, a
+  // top-level array gives a row per element (one bad element fails them all, a partial one
+  // marks them all), and DROPMALFORMED is allowed.
+  bool file_records = false;
+  // The record is parsed from its bytes (spark.read.json without an `encoding` option): a
+  // STRING field given a number, literal, object or array takes the exact source text,
+  // where a parser over characters (from_json, or an `encoding`) re-writes the value.
+  bool exact_string_text = false;
+  // A UTF-8 byte order mark at the start of a record of 4 bytes or more is skipped (read.json
+  // of UTF-8 text, whose parser looks at 4 bytes to find the encoding: a lone BOM fails; a
+  // BOM left in text transcoded from UTF-16LE/BE fails the record in Spark, as here).
+  bool skip_byte_order_mark = false;
+  // Bytes that end a record in decode_lines (Spark's lineSep, in the input's encoding);
+  // empty: \n, \r\n or a lone \r.
+  std::string line_separator;
   bool allow_single_quotes = true;
   bool allow_non_numeric_numbers = true;
   bool allow_numeric_leading_zeros = false;
@@ -40,10 +57,12 @@ struct Options {
 };
 
 // Options from their textual form: Spark's option names (allowComments, mode, timeZone,
-// dateFormat, ...) plus sliceflow's own "corrupt_column_index" and "root_value", as normalised
+// dateFormat, lineSep, ...) plus sliceflow's own "corrupt_column_index", "root_value",
+// "file_records" and "exact_string_text", as normalised
 // by sliceflow.json_options (names, defaults and most validation live there). A missing key
 // keeps the default above. Throws std::invalid_argument naming the option and the value when
-// a flag is not "true"/"false", the mode is not PERMISSIVE/FAILFAST or the time zone is unknown.
+// a flag is not "true"/"false", the mode is not PERMISSIVE/FAILFAST (DROPMALFORMED with
+// file_records), lineSep is empty or the time zone is unknown.
 // Cost: one map lookup per option, plus TimeZone::of (which may read a TZif file once).
 Options parse_options(const std::map<std::string, std::string>& options);
 

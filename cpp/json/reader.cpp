@@ -457,6 +457,16 @@ void Reader::set_name(size_t length) {
   // Like Jackson, the context takes the name only once it has been read completely, and
   // after the length check of its symbol table (StreamReadConstraints.maxNameLength).
   if (length > kMaxNameLength) fail("Name length exceeds the maximum allowed");
+  if (options_.exact_string_text) {
+    // Jackson's parser over bytes builds a name from UTF-8 and refuses a lone surrogate (an
+    // escape such as \ud800 without its pair): read.json fails the record there.
+    for (size_t i = 0; i + 1 < name_scratch_.size(); ++i) {
+      if (static_cast<unsigned char>(name_scratch_[i]) == 0xED &&
+          static_cast<unsigned char>(name_scratch_[i + 1]) >= 0xA0) {
+        fail("Invalid UTF-16 surrogate in a field name");
+      }
+    }
+  }
   Context& ctx = context();
   ctx.name.assign(name_scratch_);
   ctx.has_name = true;

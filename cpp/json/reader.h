@@ -60,6 +60,9 @@ class Reader {
   void skip_children();
   // Where the value of the last field name, or the last value token, starts (a unit index).
   size_t value_begin() const { return value_begin_; }
+  // Jackson's currentLocation(): the unit just after what has been read (after skip_children,
+  // just after the container's closing bracket).
+  size_t position() const { return ptr_; }
   // Nesting depth of the current context (0 = root).
   int depth() const { return static_cast<int>(depth_); }
 

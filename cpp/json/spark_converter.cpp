@@ -6,6 +6,7 @@
 
 #include "json/errors.h"
 #include "json/numbers.h"
+#include "simdjson.h"
 
 namespace sliceflow::json {
 
@@ -451,6 +452,24 @@ void SparkConverter::convert_string(Reader& reader, Token token, ColumnBuilder& 
     out.append_string(java_utf8(reader.text(), copy_buffer_));
     return;
   }
+  if (options_.exact_string_text) {
+    // read.json parses the record's bytes and takes the value's bytes from its first to just
+    // past its last (skipChildren for a container): the source text, white space and all.
+    const size_t begin = reader.value_begin();
+    reader.skip_children();
+    copy_buffer_.clear();
+    const char16_t* units = units_.data() + skipped_;
+    for (size_t i = begin; i < reader.position(); ++i) {
+      uint32_t cp = units[i];
+      if (cp >= 0xD800 && cp <= 0xDBFF && i + 1 < reader.position() && units[i + 1] >= 0xDC00 &&
+          units[i + 1] <= 0xDFFF) {
+        cp = 0x10000 + ((cp - 0xD800) << 10) + (units[++i] - 0xDC00u);
+      }
+      append_code_point(copy_buffer_, cp);
+    }
+    out.append_string(java_utf8(copy_buffer_, cleaned_));
+    return;
+  }
   // from_json reads through a java.io.Reader, so Spark re-writes the value with Jackson's
   // generator instead of copying its bytes.
   copy_buffer_.clear();
@@ -595,7 +614,8 @@ void SparkConverter::convert_timestamp(std::string_view text, const Type& type,
 
 void SparkConverter::restore_value(size_t begin, int depth, const Type& type, ColumnBuilder& out) {
   Reader reader(options_);
-  reader.reset_at_value(units_.data(), units_.size(), tail_, begin, depth);
+  reader.reset_at_value(units_.data() + skipped_, units_.size() - skipped_, reader_tail(), begin,
+                        depth);
   const int64_t before = out.length();
   try {
     reader.next_token();
@@ -732,6 +752,20 @@ RowOutcome SparkConverter::convert_root_value(Reader& reader, Token token, Colum
   return partial ? RowOutcome::Partial : RowOutcome::Ok;
 }
 
+bool SparkConverter::convert_root_array(Reader& reader, ColumnBuilder& row) {
+  // Spark's root converter of a struct schema takes each element of a top-level array as a
+  // row; an element that is not an object (null included) fails the whole record.
+  bool partial = false;
+  for (Token t = reader.next_token(); t != Token::None && t != Token::EndArray;
+       t = reader.next_token()) {
+    if (t == Token::Null) throw ConversionError("Root converter returned null");
+    if (t != Token::StartObject) failed_conversion(reader, t, row_type_);
+    if (convert_object(reader, row_type_, row, true)) partial = true;
+  }
+  if (partial && first_error_.empty()) first_error_ = "a nested value could not be converted";
+  return partial;
+}
+
 std::string_view SparkConverter::record_text(std::string_view doc) {
   return corrupt_record_text(doc, units_, copy_buffer_);
 }
@@ -742,12 +776,24 @@ RowOutcome SparkConverter::convert(std::string_view doc, ColumnBuilder& row, std
   map_depth_ = 0;
   value_begins_.clear();
   tail_ = decode_utf8_like_java(doc, units_);
+  // read.json's parser skips a byte order mark at the start of a record, when it can read 4
+  // bytes (Jackson's encoding detection looks at 4): a lone BOM is a malformed record.
+  skipped_ =
+      options_.skip_byte_order_mark && doc.size() >= 4 && !units_.empty() && units_[0] == 0xFEFF
+          ? 1
+          : 0;
   Reader& reader = reader_;
-  reader.reset(units_.data(), units_.size(), tail_);
+  reader.reset(units_.data() + skipped_, units_.size() - skipped_, reader_tail());
   try {
+    // A parser over bytes (read.json) stops at the first byte that is not UTF-8, where one
+    // over characters reads U+FFFD. Where it stops decides what Spark keeps of the record;
+    // sliceflow fails the whole record (docs/json-semantics.md).
+    if (options_.exact_string_text && !simdjson::validate_utf8(doc.data(), doc.size())) {
+      throw SyntaxError("Invalid UTF-8 in the record");
+    }
     const Token token = reader.next_token();
     if (token == Token::None) {
-      row.append_null();
+      if (!options_.file_records) row.append_null();
       return RowOutcome::Empty;
     }
     if (options_.root_value) {
@@ -766,6 +812,20 @@ RowOutcome SparkConverter::convert(std::string_view doc, ColumnBuilder& row, std
       return RowOutcome::Partial;
     }
     if (token == Token::Null) throw ConversionError("Root converter returned null");
+    if (token == Token::StartArray && options_.file_records) {
+      if (!convert_root_array(reader, row)) {
+        return row.length() == slot ? RowOutcome::Empty : RowOutcome::Ok;
+      }
+      reason = first_error_;
+      if (options_.corrupt_column >= 0) {
+        // Every row of the array carries the whole record.
+        ColumnBuilder& corrupt = row.child(static_cast<size_t>(options_.corrupt_column));
+        const std::string_view text = corrupt_record_text(doc, units_, copy_buffer_);
+        corrupt.truncate(slot);
+        for (int64_t r = slot; r < row.length(); ++r) corrupt.append_string(text);
+      }
+      return RowOutcome::Partial;
+    }
     if (token == Token::StartArray) {
       throw ConversionError("Parsing JSON arrays as structs is forbidden");
     }

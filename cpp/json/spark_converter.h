@@ -29,7 +29,9 @@ class SparkConverter {
   SparkConverter(const arrow::Type& row_type, const Options& options);
 
   // Appends exactly one slot to `row`, a struct builder of `row_type`. `reason` receives the
-  // first error of a Partial or Malformed row.
+  // first error of a Partial or Malformed row. With Options::file_records it appends a slot
+  // per row of the record instead: none for Empty, one per element of a top-level array (a
+  // Partial outcome then covers every one of them).
   RowOutcome convert(std::string_view doc, arrow::ColumnBuilder& row, std::string& reason);
   // The text of the document last given to convert(), as the corrupt record column shows it
   // (valid UTF-8). Valid until the next call.
@@ -38,6 +40,9 @@ class SparkConverter {
  private:
   // convert() of a document-wide ARRAY or MAP (Options::root_value), at its first token.
   RowOutcome convert_root_value(Reader& reader, Token token, arrow::ColumnBuilder& row);
+  // A top-level array of a file record (Options::file_records): a row per element object.
+  // Throws when an element is not an object; returns whether any row is partial.
+  bool convert_root_array(Reader& reader, arrow::ColumnBuilder& row);
   // Spark's value converters, entered with the reader at the value's token (or its field
   // name). They append one slot to `out` and return whether it holds a partial result
   // (Spark's PartialValueException), or throw with nothing appended that must be kept.
@@ -57,6 +62,8 @@ class SparkConverter {
   // struct field after a later duplicate key failed (Spark keeps the earlier value).
   void restore_value(size_t begin, int depth, const arrow::Type& type, arrow::ColumnBuilder& out);
   int field_index(const arrow::Type& type, const std::string* name, bool is_root) const;
+  // decode_utf8_like_java's tail index in the units the reader reads (after skipped_).
+  size_t reader_tail() const { return tail_ == SIZE_MAX ? SIZE_MAX : tail_ - skipped_; }
 
   const arrow::Type& row_type_;
   const Options& options_;
@@ -69,6 +76,7 @@ class SparkConverter {
   std::string date_pattern_error_;
   std::vector<char16_t> units_;  // the document as Jackson reads it
   size_t tail_ = 0;
+  size_t skipped_ = 0;  // units before what the reader reads (a skipped BOM)
   Reader reader_;
   std::string first_error_;
   std::string copy_buffer_;

@@ -92,6 +92,19 @@ void every_key() {
   check(o.date_format == "dd.MM.yyyy", "dateFormat");
   check(o.time_zone.is_fixed() && o.time_zone.fixed_offset_seconds() == 19800, "timeZone offset");
   check(parse_options({{"mode", "PERMISSIVE"}}).mode == Mode::Permissive, "mode PERMISSIVE");
+  const Options file = parse_options({{"mode", "DROPMALFORMED"},
+                                      {"file_records", "true"},
+                                      {"exact_string_text", "true"},
+                                      {"skip_byte_order_mark", "true"},
+                                      {"lineSep", "||"}});
+  check(file.mode == Mode::DropMalformed, "mode DROPMALFORMED of file records");
+  check(file.file_records && file.exact_string_text && file.skip_byte_order_mark,
+        "file_records, exact_string_text, skip_byte_order_mark");
+  check(file.line_separator == "||", "lineSep");
+  const Options d = parse_options({});
+  check(!d.file_records && !d.exact_string_text && !d.skip_byte_order_mark &&
+            d.line_separator.empty(),
+        "from_json's defaults: no file-record rules");
   check(parse_options({{"timeZone", "UTC"}}).time_zone.fixed_offset_seconds() == 0, "timeZone UTC");
 }
 
@@ -99,7 +112,10 @@ void errors() {
   check_rejects({{"allowComments", "yes"}},
                 "option 'allowComments' must be 'true' or 'false', got 'yes'");
   check_rejects({{"root_value", "TRUE"}}, "option 'root_value'");
-  check_rejects({{"mode", "DROPMALFORMED"}}, "unsupported mode 'DROPMALFORMED'");
+  check_rejects({{"mode", "DROPMALFORMED"}}, "from_json supports PERMISSIVE and FAILFAST only");
+  check_rejects({{"mode", "NOPE"}}, "unsupported mode 'NOPE'");
+  check_rejects({{"lineSep", ""}}, "'lineSep' cannot be an empty string");
+  check_rejects({{"file_records", "1"}}, "option 'file_records'");
   check_rejects({{"timeZone", "Mars/Olympus"}}, "unknown time zone 'Mars/Olympus'");
 }
 

@@ -39,9 +39,18 @@ class Decoder:
         """
         Decode NDJSON text, one document per line; blank lines are skipped. Any buffer of one-byte items (non-contiguous views are copied first).
         """
+    def decode_record(self, data: typing_extensions.Buffer) -> None:
+        """
+        Decode one record, e.g. a whole multiLine file (with the file_records option a top-level array gives a row per element). Any buffer of one-byte items.
+        """
     def finish(self) -> typing_extensions.CapsuleType:
         """
         Export the decoded rows as an 'arrow_array' capsule.
+        """
+    @property
+    def failed_offset(self) -> int:
+        """
+        Byte offset, in the buffer of the last decode_lines / decode_record call, of the record that raised MalformedRecordError; -1 if none.
         """
     @property
     def memory_usage(self) -> int: ...
