@@ -31,7 +31,8 @@ import pyarrow as pa
 from sliceflow.arrow_c_data import buffer_sizes, import_struct
 from sliceflow.errors import MalformedRecordError, OptionError, SchemaError
 from sliceflow.json_infer import infer_schema, schema_ddl
-from sliceflow.json_options import normalize
+from sliceflow.json_options import FileFormat, file_format, normalize
+from sliceflow.json_records import count_separators, separated_chunks, skip_file_bom, transcode
 from sliceflow.kernels import core_module
 from sliceflow.schemas import SchemaLike, root_value_type, to_arrow_schema
 
@@ -76,10 +77,19 @@ class DecodeSession:
     named ``value``.
     """
 
-    def __init__(self, schema: SchemaLike, options: Mapping[str, Any] | None, time_zone: str):
+    def __init__(
+        self,
+        schema: SchemaLike,
+        options: Mapping[str, Any] | None,
+        time_zone: str,
+        *,
+        file_source: bool = False,
+    ):
         self.schema, self.root_value = _decoded_schema(schema)
         self.struct_type = pa.struct(list(self.schema))
-        normalized = normalize(options, self.schema, default_time_zone=time_zone)
+        normalized = normalize(
+            options, self.schema, default_time_zone=time_zone, file_source=file_source
+        )
         if self.root_value:
             normalized["root_value"] = "true"
             normalized.pop("corrupt_column_index", None)
@@ -199,23 +209,45 @@ def iter_ndjson(
     end: int | None = None,
     stream: Any = None,
 ) -> Iterator[pa.RecordBatch]:
-    """Streams an NDJSON file as RecordBatches, holding about ``block_size`` bytes at a time.
+    """Streams a JSON file as RecordBatches, holding about ``block_size`` bytes at a time,
+    with the rows ``spark.read.json`` gives for the same file, schema and options.
 
-    ``start``/``end`` select the lines that begin in that byte range (as Hadoop splits do), so
-    that a file can be read in parallel pieces without losing or doubling a line. With
+    Records are lines (CR, LF or CRLF; ``lineSep``), or the whole file with ``multiLine``
+    (which reads the file at once, as one split). A top-level array gives a row per element;
+    a STRING field given a number, literal, object or array keeps its exact source text (with
+    an ``encoding`` option, Spark's parser re-writes the value, as ``from_json`` does); a
+    leading UTF-8 BOM is skipped; ``mode`` may be DROPMALFORMED; a FAILFAST error names the
+    file and the line. ``encoding`` (UTF-16LE/BE with ``lineSep``, UTF-16/32 with
+    ``multiLine``, ISO-8859-1, US-ASCII) is transcoded to UTF-8 block by block.
+
+    ``start``/``end`` select the records that begin in that byte range (as Hadoop splits do),
+    so that a file can be read in parallel pieces without losing or doubling a record. With
     ``stream`` (an open binary file, e.g. from :func:`sliceflow.file_codecs.open_input`), the
     bytes come from it instead and ``path`` only names the file in errors; it must be seekable
     when ``start`` > 0 or ``end`` is given, and it is closed at the end.
+
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "rows.json"
+    >>> _ = path.write_bytes(b'{"a": 1.50}\\n[{"a": {"b": 1}}, {"a": "x"}]\\n')
+    >>> [b.column(0).to_pylist() for b in iter_ndjson(path, "a STRING")]
+    [['1.50', '{"b": 1}', 'x']]
     """
     if block_size <= 0:
         raise ValueError("block_size must be positive")
-    session = DecodeSession(schema, options, time_zone)
+    layout = file_format(options)
+    session = DecodeSession(schema, options, time_zone, file_source=True)
+    if layout.multi_line:
+        if start == 0:  # a multiLine file is one split
+            yield from _read_whole_file(session, path, layout, stream)
+        elif stream is not None:
+            stream.close()
+        return
+    if layout.line_sep is not None or layout.encoding not in (None, "utf-8"):
+        yield from _read_separated(session, path, layout, block_size, start, end, stream)
+        return
 
-    def feed(view: memoryview) -> None:
-        try:
-            session.feed(view)
-        except MalformedRecordError as exc:  # FAILFAST: say which file the record is in
-            raise MalformedRecordError(f"{exc} File: {os.fspath(path)!r}.") from None
+    def feed(view: memoryview, at: int) -> None:
+        _feed_naming_line(session, view, path, at, None, None, stream is None)
 
     if stream is None:
         size = os.path.getsize(path)
@@ -230,6 +262,8 @@ def iter_ndjson(
             if f.read(1) not in (b"\n", b"\r"):
                 _read_through_line_end(f)
             pos = f.tell()
+        else:
+            pos, f = skip_file_bom(f)
         # One buffer for the whole split: the unfinished last line of a block moves to its
         # front and the next block is read in after it, so the text is copied once (by the
         # read) instead of once per concatenation and slice. It grows only for a line longer
@@ -237,6 +271,7 @@ def iter_ndjson(
         buf = bytearray(block_size)
         carry = 0  # bytes of an unfinished line at the front of buf
         while pos < end:
+            buf_at = pos - carry  # the file offset of buf[0]
             want = min(block_size, end - pos)
             if len(buf) < carry + want:
                 buf.extend(bytes(carry + want - len(buf)))
@@ -261,16 +296,103 @@ def iter_ndjson(
                     carry = filled
                     continue
             with memoryview(buf) as view:
-                feed(view[:cut])
+                feed(view[:cut], buf_at)
             buf[: filled - cut] = buf[cut:filled]
             carry = filled - cut
             if session.decoder.pending_rows:
                 yield session.finish()
         if carry:
             with memoryview(buf) as view:
-                feed(view[:carry])
+                feed(view[:carry], pos - carry)
             if session.decoder.pending_rows:
                 yield session.finish()
+
+
+def _failed_line(
+    session: DecodeSession,
+    path: str | os.PathLike[str],
+    at: int,
+    data: bytes | memoryview,
+    sep: bytes | None,
+    fed_sep: bytes | None,
+) -> int:
+    """The line of the record that failed in ``data``, fed from file offset ``at``: the
+    separators in the file before ``at``, plus those in ``data`` (written with ``fed_sep``)
+    before the failed record. Counted only when a record has failed."""
+    head = bytes(data[: max(session.decoder.failed_offset, 0)])
+    if fed_sep is None:
+        before = head.count(b"\n") + head.count(b"\r") - head.count(b"\r\n")
+    else:
+        before = head.count(fed_sep)
+    return 1 + count_separators(path, at, sep) + before
+
+
+def _feed_naming_line(
+    session: DecodeSession,
+    data: bytes | memoryview,
+    path: str | os.PathLike[str],
+    at: int,
+    sep: bytes | None,
+    fed_sep: bytes | None,
+    countable: bool = True,
+) -> None:
+    """Feeds records read from file offset ``at``; a FAILFAST error names the file and line
+    (``countable`` False: the bytes came from a stream, not from the local file ``path``, so
+    the error names the record's offset in the stream instead of counting lines again)."""
+    try:
+        session.feed(data)
+    except MalformedRecordError as exc:
+        if not countable:
+            offset = at + max(session.decoder.failed_offset, 0)
+            raise MalformedRecordError(
+                f"{exc} File: {os.fspath(path)!r}, the record at byte {offset} of its text."
+            ) from None
+        line = _failed_line(session, path, at, data, sep, fed_sep)
+        raise MalformedRecordError(f"{exc} File: {os.fspath(path)!r}, line {line}.") from None
+
+
+def _read_separated(
+    session: DecodeSession,
+    path: str | os.PathLike[str],
+    layout: FileFormat,
+    block_size: int,
+    start: int,
+    end: int | None,
+    stream: Any = None,
+) -> Iterator[pa.RecordBatch]:
+    """Records cut at ``layout.line_sep`` (or CR / LF / CRLF in a transcoded file)."""
+    sep = layout.line_sep
+    if sep is None:  # a one-byte encoding with the default line ends
+        sep = b"\n"
+    codec = layout.encoding
+    if stream is None:
+        size = os.path.getsize(path)
+        end = size if end is None else min(end, size)
+    elif end is None:
+        end = sys.maxsize  # to the end of the stream
+    utf8_sep = sep.decode(codec or "utf-8").encode("utf-8")
+    with open(path, "rb") if stream is None else stream as f:
+        for at, chunk in separated_chunks(f, sep, start, end, block_size):
+            data = chunk if codec in (None, "utf-8") else transcode(chunk, codec)
+            _feed_naming_line(session, data, path, at, sep, utf8_sep, stream is None)
+            if session.decoder.pending_rows:
+                yield session.finish()
+
+
+def _read_whole_file(
+    session: DecodeSession, path: str | os.PathLike[str], layout: FileFormat, stream: Any = None
+) -> Iterator[pa.RecordBatch]:
+    """multiLine: the file is one record (a top-level array gives a row per element)."""
+    with open(path, "rb") if stream is None else stream as f:
+        data = f.read()
+    if layout.encoding not in (None, "utf-8"):
+        data = transcode(data, layout.encoding)
+    try:
+        session.decoder.decode_record(data)
+    except MalformedRecordError as exc:
+        raise MalformedRecordError(f"{exc} File: {os.fspath(path)!r}.") from None
+    if session.decoder.pending_rows:
+        yield session.finish()
 
 
 def read_ndjson(

@@ -146,7 +146,10 @@ class JsonDataSourceReader(DataSourceReader):
         )
         self.arrow_schema, _ = resolve_schema(schema)
         self.time_zone = _pop(self.options, "timeZone") or session_defaults.get("timeZone", "UTC")
-        normalize(self.options, self.arrow_schema, default_time_zone=self.time_zone)
+        # Refuse bad options on the driver, as Spark does when it plans the read.
+        normalize(
+            self.options, self.arrow_schema, default_time_zone=self.time_zone, file_source=True
+        )
         split = _pop(self.options, "maxPartitionBytes") or session_defaults.get(
             "maxPartitionBytes", str(DEFAULT_SPLIT_BYTES)
         )
@@ -242,8 +245,9 @@ class JsonDataSourceReader(DataSourceReader):
 class JsonDataSource(DataSource):
     """``spark.read.format("sliceflow.json").schema(s).load(path)`` for NDJSON files.
 
-    Each line is decoded as Spark's ``from_json`` decodes a string (same options, same
-    PERMISSIVE/FAILFAST results); blank lines give no row. Without a schema, the schema
+    The rows are those of ``spark.read.schema(s).json(path)`` with the same options (see
+    :func:`sliceflow.json.iter_ndjson`: lineSep, encoding, multiLine, PERMISSIVE /
+    DROPMALFORMED / FAILFAST). Without a schema, the schema
     ``spark.read.json`` would infer is inferred natively (:func:`sliceflow.json.infer_schema`).
     """
 
