@@ -138,11 +138,16 @@ def cached_spark_from_json(
         b = to_bytes(d)
         h.update(b"N" if b is None else b"D%d:" % len(b) + b)
     path = os.path.join(cache_dir, h.hexdigest()[:32] + ".arrow")
+    return disk_cached(path, lambda: spark_from_json(spark_factory(), docs, ddl, options))
+
+
+def disk_cached(path: str, compute) -> pa.Table:
+    """The Arrow IPC file at ``path``, or ``compute()`` written there first (atomically)."""
     if os.path.exists(path):
         with pa.memory_map(path) as src:
             return pa.ipc.open_file(src).read_all()
-    table = spark_from_json(spark_factory(), docs, ddl, options)
-    os.makedirs(cache_dir, exist_ok=True)
+    table = compute()
+    os.makedirs(os.path.dirname(path), exist_ok=True)
     tmp = path + f".tmp{os.getpid()}"
     with pa.OSFile(tmp, "wb") as sink, pa.ipc.new_file(sink, table.schema) as w:
         w.write_table(table)

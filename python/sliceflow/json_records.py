@@ -7,7 +7,7 @@ text is scanned with ``bytes.find`` / ``rfind`` per block, never per row in Pyth
 
 >>> import io
 >>> [chunk for _, chunk in separated_chunks(io.BytesIO(b"a;bb;c"), b";", 0, 6, 4)]
-[b'a;bb;', b'c']
+[b'a;', b'bb;', b'c']
 """
 
 from __future__ import annotations
