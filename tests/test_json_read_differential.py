@@ -190,7 +190,15 @@ def test_lines_same_rows_as_read_json(spark, files, schema, option_set):
 def test_line_separator_and_encoding_same_rows(spark, files, name, options, schema):
     ddl = _ddl(schema, "corrupt")
     expected = _spark_read_json(lambda: spark, [files[name]], ddl, options)
-    report = _report(expected, _sliceflow_read([files[name]], ddl, options))
+    actual = _sliceflow_read([files[name]], ddl, options)
+    if "encoding" in options:
+        # Spark's corrupt-record column holds a record's raw bytes read as UTF-8 (unreadable
+        # for UTF-16), sliceflow's the record's text (README, known differences): the same
+        # rows are malformed.
+        malformed = [t.column(CORRUPT).is_null().to_pylist() for t in (expected, actual)]
+        assert malformed[0] == malformed[1]
+        expected, actual = expected.drop_columns([CORRUPT]), actual.drop_columns([CORRUPT])
+    report = _report(expected, actual)
     assert report is None, report
 
 
