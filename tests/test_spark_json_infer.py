@@ -83,6 +83,24 @@ def test_data_source_reads_rows_with_inferred_schema(spark, tmp_path):
     assert sorted(map(str, ours.collect())) == sorted(map(str, theirs.collect()))
 
 
+def test_data_source_infers_partitioned_compressed_files(spark, tmp_path):
+    """Inference lists the files as the read does: partition folders (their columns typed and
+    appended as Spark appends them, a data column of the same name replaced) and gzip files."""
+    import gzip
+
+    root = tmp_path / "root"
+    for day, rows in (("1", ['{"a": 1, "day": "x"}', '{"b": "s"}']), ("2", ['{"a": 2.5}'])):
+        folder = root / f"day={day}" / "kind=bid"
+        folder.mkdir(parents=True)
+        (folder / "part.json.gz").write_bytes(gzip.compress(("\n".join(rows) + "\n").encode()))
+    (root / "day=2" / "kind=bid" / "_hidden.json").write_text('{"zzz": 1}\n')
+    sfs.register(spark)
+    ours = spark.read.format("sliceflow.json").load(str(root))
+    theirs = spark.read.json(str(root))
+    assert ours.schema.jsonValue() == theirs.schema.jsonValue()
+    assert sorted(map(str, ours.collect())) == sorted(map(str, theirs.collect()))
+
+
 CASES: dict[str, tuple[list[str], dict[str, str]]] = {
     "top_level_arrays": (['[{"z": 1}, {"y": 2}]', "[]", '[{"q": 1}, "x"]', "7"], {}),
     "trailing_text_ignored": (['{"a": 1} tail', '{"b": 1}}'], {}),

@@ -120,8 +120,9 @@ Operator operator_from_name(std::string_view name) {
   if (name == "changelog_agg") return Operator::ChangelogAgg;
   if (name == "deduplicate") return Operator::Deduplicate;
   if (name == "topn") return Operator::TopN;
-  throw std::invalid_argument("state: unknown operator '" + std::string(name) +
-                              "' (expected 'window_agg', 'changelog_agg', 'topn' or 'deduplicate')");
+  throw std::invalid_argument(
+      "state: unknown operator '" + std::string(name) +
+      "' (expected 'window_agg', 'changelog_agg', 'topn' or 'deduplicate')");
 }
 
 size_t sealed_size(const Identity& identity, const std::vector<std::string_view>& sections) {

@@ -18,11 +18,12 @@ splits the files into partitions).
 
 from __future__ import annotations
 
+import io
 import json as _json
 import logging
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import Any, BinaryIO
+from typing import Any, cast
 
 from sliceflow.errors import OptionError, SchemaError
 from sliceflow.file_codecs import is_splittable, open_input
@@ -120,13 +121,13 @@ def _last_break(buf: bytearray, end: int) -> int:
     return max(buf.rfind(b"\n", 0, end), buf.rfind(b"\r", 0, end)) + 1
 
 
-def _open(path: str, settings: Mapping[str, str] | None) -> BinaryIO:
+def _open(path: str, settings: Mapping[str, str] | None) -> io.RawIOBase:
     """A file's bytes: a plain local file opened directly (the fast path), any other file (a
     scheme, a compressed file) through :func:`sliceflow.file_codecs.open_input`."""
     local = local_path(path, settings)
     if local is not None and is_splittable(path):
         return open(local, "rb", buffering=0)
-    return open_input(path, settings)
+    return cast(io.RawIOBase, open_input(path, settings))  # an io.RawIOBase underneath
 
 
 def _file_blocks(

@@ -22,12 +22,12 @@ from pyspark.sql.datasource import (
     DataSourceStreamReader,
     InputPartition,
 )
-from pyspark.sql.types import StructType
+from pyspark.sql.types import StructField, StructType
 
 from sliceflow.errors import FileReadError, SchemaError
 from sliceflow.file_codecs import is_splittable, open_input
 from sliceflow.file_listing import FileEntry, list_files, partition_fields
-from sliceflow.filesystems import hadoop_settings, resolve, split_scheme
+from sliceflow.filesystems import hadoop_settings, local_path, resolve
 from sliceflow.json_options import normalize
 from sliceflow.partition_values import column_arrays
 from sliceflow.schemas import resolve_schema
@@ -36,6 +36,7 @@ from sliceflow.spark.memory_conf import apply_in_worker
 from sliceflow.spark.session_settings import SessionSettings
 from sliceflow.spark.source_options import parse_bytes as _parse_bytes
 from sliceflow.spark.source_options import pop_option as _pop
+from sliceflow.spark_types import spark_type
 
 #: Split size when the session does not set spark.sql.files.maxPartitionBytes.
 DEFAULT_SPLIT_BYTES = 128 << 20
@@ -87,12 +88,6 @@ def _flag(options: dict[str, str], name: str, default: str) -> bool:
     return value == "true"
 
 
-def _local_path(path: str) -> str | None:
-    """The local path of a local file (scheme-less or ``file:``), None for other schemes."""
-    scheme, _ = split_scheme(path)
-    return resolve(path)[1] if scheme in ("", "file", "local") else None
-
-
 def _check_partition_columns(
     entries: Sequence[FileEntry], schema: pa.Schema, type_inference: bool, time_zone: str
 ) -> None:
@@ -112,10 +107,23 @@ def _check_partition_columns(
         )
 
 
-def _inference_files(path: str) -> list[str]:
-    """The files schema inference reads for ``path`` (the one place to change when the file
-    listing changes)."""
-    return _list_files(path)
+def _filesystem_settings(session_defaults: Mapping[str, str]) -> dict[str, str]:
+    """The Hadoop filesystem keys (``fs.*``) :func:`register` took from the session."""
+    return {k: v for k, v in session_defaults.items() if k.startswith("fs.")}
+
+
+def _with_partition_columns(
+    inferred: StructType, entries: Sequence[FileEntry], type_inference: bool, time_zone: str
+) -> StructType:
+    """Spark's inferred schema: the data columns (less any a partition column names), then the
+    partition columns, typed from the folder names."""
+    fields = partition_fields(entries, type_inference=type_inference, time_zone=time_zone)
+    if not fields:
+        return inferred
+    names = {f.name.lower() for f in fields}
+    kept = [f for f in inferred.fields if f.name.lower() not in names]
+    added = [StructField(f.name, spark_type(f.type), nullable=True) for f in fields]
+    return StructType(kept + added)
 
 
 class JsonDataSourceReader(DataSourceReader):
@@ -137,7 +145,7 @@ class JsonDataSourceReader(DataSourceReader):
         self.ignore_corrupt = _flag(
             self.options, "ignoreCorruptFiles", session_defaults.get("ignoreCorruptFiles", "false")
         )
-        self.settings = {k: v for k, v in session_defaults.items() if k.startswith("fs.")}
+        self.settings = _filesystem_settings(session_defaults)
         self.type_inference = (
             session_defaults.get("partitionColumnTypeInference", "true").lower() == "true"
         )
@@ -204,7 +212,7 @@ class JsonDataSourceReader(DataSourceReader):
         columns = {c.lower() for c, _ in split.partition_values}
         fields = [f for f in self.arrow_schema if f.name.lower() in columns]
         data_schema = pa.schema([f for f in self.arrow_schema if f.name.lower() not in columns])
-        local = _local_path(split.path)
+        local = local_path(split.path, self.settings)
         stream: Any = None
         end = split.end
         if not is_splittable(split.path):  # compressed: the whole file, whatever the split says
@@ -261,26 +269,37 @@ class JsonDataSource(DataSource):
         from sliceflow.json_infer import infer_schema
 
         options = dict(self.options)
-        path = _pop(options, "path")
-        if not path:
-            raise ValueError(
-                "sliceflow.json needs a path: spark.read.format('sliceflow.json').load(path)"
-            )
+        paths = _paths(options)
         time_zone = _pop(options, "timeZone") or self.session_defaults.get("timeZone", "UTC")
         session: dict[str, str] = {
             key: self.session_defaults[key]
             for key in ("timestampType", "caseSensitive")
             if key in self.session_defaults
         }
-        files = _inference_files(path)
-        if not files:
+        settings = _filesystem_settings(self.session_defaults)
+        # The files the read lists (the listing options stay in `options`; inference ignores
+        # them), so both see the same files.
+        entries = list_files(paths, options, settings, time_zone=time_zone)
+        if not entries:
             # Spark: [UNABLE_TO_INFER_SCHEMA] when there is no file to infer from.
             raise ValueError(
-                f"[UNABLE_TO_INFER_SCHEMA] Unable to infer schema for JSON at {path}: it holds "
-                "no files; sliceflow.json needs a schema there: .schema(...)"
+                f"[UNABLE_TO_INFER_SCHEMA] Unable to infer schema for JSON at "
+                f"{', '.join(paths)}: it holds no files; sliceflow.json needs a schema there: "
+                ".schema(...)"
             )
-        inferred = infer_schema(files, options=options, time_zone=time_zone, session=session)
-        return StructType.fromJson(inferred)
+        inferred = infer_schema(
+            [e.path for e in entries],
+            options=options,
+            time_zone=time_zone,
+            session=session,
+            settings=settings,
+        )
+        type_inference = (
+            self.session_defaults.get("partitionColumnTypeInference", "true").lower() == "true"
+        )
+        return _with_partition_columns(
+            StructType.fromJson(inferred), entries, type_inference, time_zone
+        )
 
     #: Session settings captured by :func:`register`: Spark plans Python data sources in a
     #: worker process, where the driver's session is out of reach.

@@ -125,9 +125,9 @@ def deduplicate(
     Returns:
         Batch: the input's rows kept (without the op column); each shuffle partition's rows
         are gathered into one Arrow batch for one kernel step (memory: a partition's rows;
-        raise ``spark.sql.shuffle.partitions`` for very large inputs). Stream: the changelog ``op`` then
-        the row's columns (output mode append), except ``keep="first"`` in arrival order over
-        an insert-only stream, which only ever emits the first row of each key and has no
+        raise ``spark.sql.shuffle.partitions`` for very large inputs). Stream: the changelog
+        ``op`` then the row's columns (output mode append), except ``keep="first"`` in arrival
+        order over an insert-only stream, which only ever emits the first row of each key and has no
         ``op`` (like ``dropDuplicates``). With a watermark on the stream (``withWatermark``), a
         key's state leaves once the watermark passes the time of its retained row (as
         ``dropDuplicatesWithinWatermark``), and rows older than the watermark are dropped.
