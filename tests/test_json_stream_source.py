@@ -44,7 +44,7 @@ def batches(r: JsonStreamReader, start: dict[str, Any] | None = None) -> list[li
         if end == offset:
             return out
         json.dumps(end)  # the checkpoint holds it as JSON
-        out.append([os.path.basename(p) for p, _ in end["files"]])
+        out.append([os.path.basename(p) for p, *_ in end["files"]])
         r.commit(end)
         offset = end
 
@@ -85,7 +85,7 @@ def test_new_files_come_in_later_batches_and_none_twice(tmp_path):
     write(tmp_path / "in", "b", 500)  # arrives late with an older time: still read
     write(tmp_path / "in", "c", 1500)  # (a plain subfolder is not read: Spark reads none)
     second = r.latestOffset(first, ReadAllAvailable())
-    assert [os.path.basename(p) for p, _ in second["files"]] == ["b", "c"]
+    assert [os.path.basename(p) for p, *_ in second["files"]] == ["b", "c"]
     assert r.latestOffset(second, ReadAllAvailable()) == second
     # A restarted query plans the batch the checkpoint holds: exactly its files.
     again = reader(tmp_path / "in")
@@ -175,7 +175,7 @@ def test_options_are_checked(tmp_path):
     with pytest.raises(ValueError, match="'maxFileAge' must be a time"):
         reader(tmp_path, maxFileAge="a week")
     # The JSON options are the batch reader's, checked the same way.
-    with pytest.raises(ValueError, match="sliceflow reads UTF-8 JSON only"):
+    with pytest.raises(ValueError, match=r"option .encoding. expects one of iso-8859-1"):
         reader(tmp_path, encoding="latin1")
     options = {"MAXFILESPERTRIGGER": "4", "maxbytespertrigger": None}
     assert StreamOptions.pop({k: v for k, v in options.items() if v}).max_files == 4
@@ -192,3 +192,28 @@ def test_large_files_split_over_the_cores(tmp_path):
     rows = sum(b.num_rows for p in parts for b in r.read(p))
     assert rows == 400_000
     assert all(b.schema.equals(arrow_schema) for b in r.read(parts[0]))
+
+
+def test_partition_folders_fill_the_columns_the_schema_names(tmp_path):
+    """As Spark's file stream source: partition values fill the schema's partition columns
+    (typed by the schema); partition columns the schema leaves out are not added."""
+    for day in (1, 2):
+        write(tmp_path / f"day={day}" / "kind=bid", f"part{day}", 1000 + day, lines=2)
+    schema = StructType([*SCHEMA.fields, StructField("day", IntegerType())])
+    source = JsonDataSource({"path": str(tmp_path)})
+    r = source.streamReader(schema)
+    assert isinstance(r, JsonStreamReader)
+    end = r.latestOffset(r.initialOffset(), ReadAllAvailable())
+    json.dumps(end)
+    rows = [
+        row
+        for p in r.partitions(r.initialOffset(), end)
+        for b in r.read(p)
+        for row in b.to_pylist()
+    ]
+    assert sorted((row["f"], row["i"], row["day"]) for row in rows) == [
+        ("part1", 0, 1),
+        ("part1", 1, 1),
+        ("part2", 0, 2),
+        ("part2", 1, 2),
+    ]

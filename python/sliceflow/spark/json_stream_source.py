@@ -14,9 +14,11 @@ the start and stops. Each file is decoded by the batch source's reader (``JsonDa
 handed over by ``JsonDataSource.streamReader``), so the JSON options, schema and results are the
 batch source's.
 
-Offsets (in the query's checkpoint, JSON): ``{"batch": n, "files": [[path, size], ...],
-"seen": {key: mtime_ms, ...}, "purgedBefore": ms}``. ``files`` are the micro-batch's own files,
-so a batch replayed after a restart reads exactly them; ``seen`` is Spark's seen-files map, which
+Offsets (in the query's checkpoint, JSON): ``{"batch": n, "files": [[path, size, partition
+values], ...], "seen": {key: mtime_ms, ...}, "purgedBefore": ms}``. ``files`` are the
+micro-batch's own files, so a batch replayed after a restart reads exactly them; hive-style
+partition folders (``day=2026-11-24/``) fill the partition columns the schema names, as in
+Spark's file stream source (the others are not added); ``seen`` is Spark's seen-files map, which
 keeps only files modified at most ``maxFileAge`` (default 7 days) before the newest file seen, so
 an offset holds the files that arrived within ``maxFileAge`` of the newest one. As in Spark, with
 ``latestFirst`` and a per-trigger limit nothing is forgotten (old files must still be read) and the
@@ -176,6 +178,7 @@ class SplitDecoder(Protocol):
     options: dict[str, str]
     time_zone: str
     split_bytes: int
+    settings: dict[str, str]
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]: ...
 
@@ -187,12 +190,12 @@ class JsonStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         self,
         stream: StreamOptions,
         decoder: SplitDecoder,
-        make_split: Callable[[str, int, int], InputPartition],
+        make_split: Callable[[str, int, int, tuple[tuple[str, str], ...]], InputPartition],
         session_defaults: Mapping[str, str],
     ) -> None:
         """``stream``: the streaming options (:meth:`StreamOptions.pop`); ``decoder``: the batch
         source's reader over the other options, which decodes each split; ``make_split``: its
-        split type (path, start, end)."""
+        split type (path, start, end, hive-style partition values)."""
         self.stream = stream
         self.decoder = decoder
         self.make_split = make_split
@@ -208,7 +211,7 @@ class JsonStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
                     f"{self.root!r}; archived files would be read again"
                 )
         #: Hadoop settings (``fs.s3a.*`` ...) for the filesystems, as the batch source has them.
-        self.settings: dict[str, str] | None = None
+        self.settings: dict[str, str] = decoder.settings
         #: The files there when ``Trigger.AvailableNow`` started; ``None`` otherwise.
         self.available_now: frozenset[str] | None = None
 
@@ -262,7 +265,9 @@ class JsonStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
             seen = {k: t for k, t in seen.items() if t >= purged_before}
         return {
             "batch": int(start["batch"]) + 1,
-            "files": [[f.path, f.size] for f in batch],
+            # Each file's partition values too: the columns a user schema names are filled
+            # from them (Spark's file stream source fills those, and only those).
+            "files": [[f.path, f.size, [list(v) for v in f.partition_values]] for f in batch],
             "purgedBefore": purged_before,
             "seen": dict(sorted(seen.items())),
         }
@@ -272,15 +277,17 @@ class JsonStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
     def partitions(self, start: dict[str, Any], end: dict[str, Any]) -> Sequence[InputPartition]:
         if end["batch"] == start["batch"]:
             return []
-        sizes = [int(size) for _, size in end["files"]]
+        sizes = [int(entry[1]) for entry in end["files"]]
         # Spark's FilePartition.maxSplitBytes: a batch spreads over the cores when its files
         # are few, but no split is smaller than the open cost.
         split = min(self.decoder.split_bytes, max(OPEN_COST_BYTES, -(-sum(sizes) // self.cores)))
         splits: list[InputPartition] = []
-        for (path, _), size in zip(end["files"], sizes, strict=True):
+        for entry, size in zip(end["files"], sizes, strict=True):
+            path = entry[0]
+            values = tuple((str(k), str(v)) for k, v in entry[2]) if len(entry) > 2 else ()
             step = split if is_splittable(path) else max(size, 1)  # compressed: one piece
             for begin in range(0, max(size, 1), step):
-                splits.append(self.make_split(path, begin, min(begin + step, size)))
+                splits.append(self.make_split(path, begin, min(begin + step, size), values))
         return splits
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
@@ -291,7 +298,8 @@ class JsonStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         as in Spark: a file that cannot be moved or removed stays and the query goes on."""
         if self.stream.clean_source == "off":
             return
-        for path, _ in end["files"]:
+        for entry in end["files"]:
+            path = entry[0]
             try:
                 fs, inner = resolve(path, self.settings)
                 if self.stream.clean_source == "delete":
