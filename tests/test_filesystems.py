@@ -1,5 +1,6 @@
 """sliceflow.filesystems: paths of each scheme to a pyarrow filesystem, and the Hadoop
-``fs.s3a.*`` settings a Spark user has mapped onto pyarrow's S3 options (no network)."""
+``fs.s3a.*`` and ``fs.gs.*`` settings a Spark user has mapped onto pyarrow's options
+(no network)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,14 @@ import pyarrow.fs as pafs
 import pytest
 
 from sliceflow.errors import OptionError
-from sliceflow.filesystems import hadoop_settings, resolve, s3_options, split_scheme
+from sliceflow.filesystems import (
+    GCS_RETRY_SECONDS,
+    gcs_options,
+    hadoop_settings,
+    resolve,
+    s3_options,
+    split_scheme,
+)
 
 
 def test_s3a_settings_map_onto_pyarrow_options():
@@ -74,3 +82,25 @@ def test_a_scheme_without_a_filesystem_is_named(monkeypatch):
     monkeypatch.setitem(sys.modules, "fsspec", None)  # `import fsspec` raises ImportError
     with pytest.raises(OptionError, match="'ftp'.*install fsspec"):
         resolve("ftp://host/x.json")
+
+
+def test_gs_settings_map_onto_pyarrow_options():
+    """fs.gs.storage.root.url splits into pyarrow's scheme and host:port; calls give up after
+    GCS_RETRY_SECONDS instead of pyarrow's 15 minutes; a root URL that is no http(s) URL is
+    refused naming the key."""
+    opts = gcs_options(
+        {
+            "fs.gs.storage.root.url": "http://127.0.0.1:4443",
+            "fs.gs.auth.type": "unauthenticated",
+            "fs.gs.project.id": "p1",
+        }
+    )
+    assert opts["scheme"] == "http" and opts["endpoint_override"] == "127.0.0.1:4443"
+    assert opts["anonymous"] is True and opts["project_id"] == "p1"
+    assert opts["retry_time_limit"].total_seconds() == GCS_RETRY_SECONDS
+    assert gcs_options({"fs.gs.storage.root.url": "storage.example.com"})["scheme"] == "https"
+    assert "anonymous" not in gcs_options({"fs.gs.auth.type": "APPLICATION_DEFAULT"})
+    with pytest.raises(OptionError, match="fs.gs.storage.root.url.*'ftp://x'"):
+        gcs_options({"fs.gs.storage.root.url": "ftp://x"})
+    fs, inner = resolve("gs://bucket/day=1/x.json", {"fs.gs.auth.type": "UNAUTHENTICATED"})
+    assert isinstance(fs, pafs.GcsFileSystem) and inner == "bucket/day=1/x.json"

@@ -5,7 +5,8 @@ modifiedBefore/After, basePath), hive-style partition columns and their types, c
 files by extension, and bad input (missing paths, damaged gzip, files gone after listing,
 refused S3 credentials), each compared with spark.read.json where Spark has a behaviour. S3
 runs against moto's S3 server on loopback (one per module), read through ``s3a://`` with the
-session's ``spark.hadoop.fs.s3a.*`` settings.
+session's ``spark.hadoop.fs.s3a.*`` settings; GCS against gcp-storage-emulator on loopback
+through ``gs://`` with ``spark.hadoop.fs.gs.*``.
 """
 
 from __future__ import annotations
@@ -455,5 +456,61 @@ def test_s3a_refused_credentials_fail_naming_the_path(registered, s3):
         assert _read(spark, "s3a://bucket/creds").count() == 3
         with pytest.raises(Exception, match=r"s3a://no-such-bucket/t"):
             _read(spark, "s3a://no-such-bucket/t").collect()
+    finally:
+        _without_settings(spark, settings)
+
+
+# --- GCS (gcp-storage-emulator's server on loopback) -----------------------------------------
+
+
+@pytest.fixture(scope="module")
+def gcs():
+    """A GCS JSON API emulator on a free loopback port with a bucket ``bucket``; yields the
+    session settings that point ``gs://`` at it and a pyarrow filesystem to fill it."""
+    from gcp_storage_emulator.server import create_server
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = create_server("127.0.0.1", port, in_memory=True, default_bucket="bucket")
+    server.start()
+    settings = {
+        "spark.hadoop.fs.gs.storage.root.url": f"http://127.0.0.1:{port}/",
+        "spark.hadoop.fs.gs.auth.type": "UNAUTHENTICATED",
+        "spark.hadoop.fs.gs.project.id": "test",
+    }
+    fs = pafs.GcsFileSystem(anonymous=True, scheme="http", endpoint_override=f"127.0.0.1:{port}")
+    yield settings, fs
+    server.stop()
+
+
+def test_gs_reads_the_rows_of_the_local_copy(registered, tmp_path, gcs):
+    """The same partitioned tree of compressed and plain files, read through ``gs://`` from the
+    emulator with the ``spark.hadoop.fs.gs.*`` settings, gives spark.read.json's rows of the
+    local copy, with a schema and inferred; a missing path is Spark's PATH_NOT_FOUND."""
+    spark = registered
+    settings, fs = gcs
+    local = tmp_path / "t"
+    codecs = ("plain.json", "g.json.gz", "z.json.zst", "l.json.lz4")
+    files = {
+        f"day=2026-11-2{i}/{name}": CODEC_FILES[name](_lines(i * 1000, 200))
+        for i, name in enumerate(codecs)
+    }
+    for name, data in files.items():
+        (local / name).parent.mkdir(parents=True, exist_ok=True)
+        (local / name).write_bytes(data)
+        with fs.open_output_stream(f"bucket/t/{name}", compression=None) as out:
+            out.write(data)
+    ddl = SCHEMA + ", day DATE"
+    _with_settings(spark, settings)
+    try:
+        remote = _read(spark, "gs://bucket/t", schema=ddl, maxPartitionBytes="4096")
+        assert len(_same(remote, _spark(spark, str(local), schema=ddl))) == 200 * len(codecs)
+        inferred = spark.read.format("sliceflow.json").load("gs://bucket/t")
+        assert inferred.schema == spark.read.json(str(local)).schema
+        _same(inferred, spark.read.json(str(local)))
+        assert _read(spark, "gs://bucket/t/day=2026-11-2[01]/*").count() == 400
+        with pytest.raises(Exception, match=r"PATH_NOT_FOUND.*gs://bucket/nope"):
+            _read(spark, "gs://bucket/nope").collect()
     finally:
         _without_settings(spark, settings)

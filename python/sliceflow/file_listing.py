@@ -177,13 +177,37 @@ def _info(fs: Any, inner: str, uri: str) -> Any:
 
 def _children(fs: Any, inner: str, uri: str, recursive: bool) -> list[Any]:
     """``FileInfo`` of what a folder holds (all levels when ``recursive``), or [] if gone."""
-    selector = pafs.FileSelector(inner or "/", recursive=recursive, allow_not_found=True)
+    # pyarrow's GcsFileSystem lists a folder's sub-folders only where a marker object exists
+    # (apache/arrow#35993); folders that other tools made exist only as name prefixes. List
+    # the whole subtree there (on GCS about as cheap as one level) and derive the children.
+    implicit = not recursive and isinstance(fs, pafs.GcsFileSystem)
+    selector = pafs.FileSelector(
+        inner or "/", recursive=recursive or implicit, allow_not_found=True
+    )
     try:
-        return list(fs.get_file_info(selector))
+        infos = list(fs.get_file_info(selector))
     except (FileNotFoundError, NotADirectoryError):
         return []
     except OSError as exc:
         raise FileReadError(f"cannot list {uri}: {exc}", path=uri) from exc
+    return _direct_children(inner, infos) if implicit else infos
+
+
+def _direct_children(inner: str, infos: list[Any]) -> list[Any]:
+    """The entries one level under ``inner`` of a recursive listing: its files, and a folder
+    for every first path component below it (whether or not a marker object names it)."""
+    base = inner.rstrip("/") + "/"
+    out: dict[str, Any] = {}
+    for info in infos:
+        relative = info.path[len(base) :] if info.path.startswith(base) else ""
+        head, sep, _ = relative.partition("/")
+        if not head:
+            continue
+        if sep or info.type == pafs.FileType.Directory:
+            out.setdefault(head, pafs.FileInfo(base + head, pafs.FileType.Directory))
+        else:
+            out[head] = info
+    return list(out.values())
 
 
 def _not_found(path: str) -> FileNotFoundError:

@@ -7,7 +7,8 @@
 ========================  =========================================================
 ``s3a://`` ``s3://``      pyarrow ``S3FileSystem`` (``fs.s3a.*`` mapped: see
 ``s3n://``                :data:`S3A_SETTINGS`; ``fs.s3a.bucket.<b>.*`` overrides)
-``gs://`` ``gcs://``      pyarrow ``GcsFileSystem``
+``gs://`` ``gcs://``      pyarrow ``GcsFileSystem`` (``fs.gs.*`` mapped: see
+                          :data:`GCS_SETTINGS`)
 ``hdfs://`` ``viewfs://`` pyarrow ``HadoopFileSystem`` (needs libhdfs and a JVM classpath)
 ``abfs://`` ``abfss://``  pyarrow ``AzureFileSystem`` (``fs.azure.account.key.<host>``,
                           ``fs.azure.sas.fixed.token.<host>``)
@@ -22,6 +23,7 @@ Invariant: the returned path has no scheme and is what the filesystem's calls ta
 
 from __future__ import annotations
 
+import datetime
 import functools
 import re
 from collections.abc import Mapping
@@ -55,6 +57,20 @@ S3A_SETTINGS: dict[str, str] = {
     "fs.s3a.proxy.username": "proxy_options username",
     "fs.s3a.proxy.password": "proxy_options password",
 }
+
+#: Hadoop GCS connector ``fs.gs.*`` keys mapped onto pyarrow ``GcsFileSystem`` arguments
+#: (conversions in :func:`gcs_options`). Credentials otherwise come from Google's default
+#: chain (``GOOGLE_APPLICATION_CREDENTIALS``, the metadata server), as pyarrow finds them.
+GCS_SETTINGS: dict[str, str] = {
+    "fs.gs.auth.type": "anonymous when UNAUTHENTICATED",
+    "fs.gs.project.id": "project_id",
+    "fs.gs.storage.root.url": "scheme and endpoint_override (host:port) of the URL",
+}
+
+#: How long a GCS call is retried before its error is raised. pyarrow's own default is 15
+#: minutes, which turns an unreachable endpoint into a hang; Hadoop's connector gives up
+#: after 10 retries with backoff, about this long.
+GCS_RETRY_SECONDS = 30.0
 
 _S3_SCHEMES = ("s3a", "s3", "s3n")
 _TIME_UNITS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
@@ -165,6 +181,32 @@ def s3_options(settings: Mapping[str, str], bucket: str = "") -> dict[str, Any]:
     return out
 
 
+def gcs_options(settings: Mapping[str, str]) -> dict[str, Any]:
+    """pyarrow ``GcsFileSystem`` keyword arguments from Hadoop ``fs.gs.*`` settings.
+
+    >>> opts = gcs_options({"fs.gs.storage.root.url": "http://127.0.0.1:4443/",
+    ...                     "fs.gs.auth.type": "UNAUTHENTICATED"})
+    >>> opts["scheme"], opts["endpoint_override"], opts["anonymous"]
+    ('http', '127.0.0.1:4443', True)
+    """
+    out: dict[str, Any] = {"retry_time_limit": datetime.timedelta(seconds=GCS_RETRY_SECONDS)}
+    if settings.get("fs.gs.auth.type", "").strip().upper() == "UNAUTHENTICATED":
+        out["anonymous"] = True
+    if settings.get("fs.gs.project.id"):
+        out["project_id"] = settings["fs.gs.project.id"]
+    root = settings.get("fs.gs.storage.root.url", "").strip()
+    if root:
+        url = urlsplit(root if "://" in root else f"https://{root}")
+        if url.scheme not in ("http", "https") or not url.netloc:
+            raise OptionError(
+                f"fs.gs.storage.root.url must be an http(s) URL such as "
+                f"https://storage.googleapis.com/, got {root!r}"
+            )
+        out["scheme"] = url.scheme
+        out["endpoint_override"] = url.netloc
+    return out
+
+
 def _azure_options(settings: Mapping[str, str], host: str) -> dict[str, Any]:
     account = host.split(".", 1)[0]
     out: dict[str, Any] = {"account_name": account}
@@ -191,14 +233,7 @@ def _filesystem(scheme: str, authority: str, settings: tuple[tuple[str, str], ..
     if scheme in _S3_SCHEMES:
         return pafs.S3FileSystem(**s3_options(conf, authority))
     if scheme in ("gs", "gcs"):
-        gcs: dict[str, Any] = {}
-        if conf.get("fs.gs.auth.type", "").upper() == "UNAUTHENTICATED":
-            gcs["anonymous"] = True
-        if conf.get("fs.gs.project.id"):
-            gcs["project_id"] = conf["fs.gs.project.id"]
-        if conf.get("fs.gs.storage.root.url"):
-            gcs["endpoint_override"] = conf["fs.gs.storage.root.url"]
-        return pafs.GcsFileSystem(**gcs)
+        return pafs.GcsFileSystem(**gcs_options(conf))
     if scheme in ("hdfs", "viewfs"):
         return pafs.HadoopFileSystem.from_uri(f"{scheme}://{authority}")
     if scheme in ("abfs", "abfss", "wasb", "wasbs"):
