@@ -11,6 +11,9 @@ process (one JVM, ~10 s to start; then ~1-3 s a job). A job is a dict:
 * ``proctime``: a column name: ``src`` also gets that processing-time attribute
   (``PROCTIME()``), which ``ORDER BY`` of Flink's Deduplicate needs; ``append`` (bool, every
   op ``+I``): ``src`` is an insert-only stream (``from_data_stream``), not a changelog.
+* ``rowtime``: ``{"name", "expr", "watermark"}``: ``src`` also gets an event-time attribute
+  ``name`` computed by ``expr`` (e.g. ``TO_TIMESTAMP_LTZ(t, 3)``) with the watermark expression
+  ``watermark``, which ``ORDER BY`` of Flink's rowtime Deduplicate needs (``append`` only).
 * ``ddl``: SQL statements run before ``sql`` (e.g. a ``datagen`` table), instead of or besides
   ``columns``/``rows``.
 * ``mini_batch`` (bool), ``size`` (``table.exec.mini-batch.size``, default 1e9: one bundle),
@@ -133,12 +136,17 @@ def _runner(spec_path: str, out_path: str) -> None:  # pragma: no cover - runs u
                 rows,
                 type_info=Types.ROW_NAMED([c for c, _ in cols], [type_infos[t] for _, t in cols]),
             )
-            if job.get("proctime"):
+            if job.get("proctime") or job.get("rowtime"):
                 from pyflink.table import Schema
 
-                schema = (
-                    Schema.new_builder().column_by_expression(job["proctime"], "PROCTIME()").build()
-                )
+                builder = Schema.new_builder()
+                if job.get("proctime"):
+                    builder = builder.column_by_expression(job["proctime"], "PROCTIME()")
+                if job.get("rowtime"):
+                    rt = job["rowtime"]
+                    builder = builder.column_by_expression(rt["name"], rt["expr"])
+                    builder = builder.watermark(rt["name"], rt["watermark"])
+                schema = builder.build()
                 make = t_env.from_data_stream if job.get("append") else t_env.from_changelog_stream
                 t_env.create_temporary_view("src", make(ds, schema))
             else:
