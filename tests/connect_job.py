@@ -39,11 +39,25 @@ CONF = {
 QUERIES = (
     "from_json",
     "source",
+    "source_inferred",
+    "source_stream",
     "window_batch",
     "window_stream",
     "changelog_batch",
     "changelog_stream",
+    "topn_batch",
+    "topn_stream",
+    "window_topn_stream",
+    "dedup_batch",
+    "dedup_stream",
+    "from_changelog",
 )
+
+
+def _bid_order() -> list[Any]:
+    """A total order of the bids within a channel (ties in price broken by the other columns);
+    made per call, as Column expressions belong to the session's kind."""
+    return [F.desc("price"), "auction", "bidder", "dateTime", "url"]
 
 
 def _window_aggs() -> list[Any]:
@@ -84,6 +98,8 @@ def run_queries(spark: SparkSession, data: str, out: str) -> dict[str, float]:
     timed("from_json", bids.write.parquet)
     source = spark.read.format("sliceflow.json").schema(BID_DDL).load(data)
     timed("source", source.write.parquet)
+    inferred = spark.read.format("sliceflow.json").load(data)  # the schema inferred
+    timed("source_inferred", inferred.write.parquet)
     hop = sfs.window_agg(
         bids,
         W.hop("dateTime", size="2 seconds", slide="500 milliseconds"),
@@ -97,6 +113,17 @@ def run_queries(spark: SparkSession, data: str, out: str) -> dict[str, float]:
         aggs=[W.count().alias("n"), W.max("price").alias("top"), W.sum("price").alias("total")],
     )
     timed("changelog_batch", by_channel.write.parquet)
+    top = sfs.topn(bids, 3, by=["channel"], order_by=_bid_order())
+    timed("topn_batch", top.write.parquet)
+    latest = sfs.deduplicate(bids, by=["auction"], keep="last", order_by="dateTime")
+    timed("dedup_batch", latest.write.parquet)
+    envelopes = bids.select(
+        F.lit(None).cast("struct<auction:bigint,price:bigint>").alias("before"),
+        F.struct("auction", "price").alias("after"),
+        F.when(F.col("bidder") % 3 == 0, F.lit("r")).otherwise(F.lit("c")).alias("op"),
+        F.lit(0).cast("bigint").alias("ts_ms"),
+    )
+    timed("from_changelog", sfs.from_changelog(envelopes, format="debezium").write.parquet)
 
     # Streaming: the same files, one per micro-batch.
     stream = spark.readStream.schema("value STRING").option("maxFilesPerTrigger", 1).text(data)
@@ -109,6 +136,16 @@ def run_queries(spark: SparkSession, data: str, out: str) -> dict[str, float]:
         stream_bids, W.tumble("dateTime", "500 milliseconds"), ["auction"], _window_aggs()
     )
     checkpoints = os.path.join(out, "_checkpoints")
+    source_stream = (
+        spark.readStream.format("sliceflow.json")
+        .schema(BID_DDL)
+        .option("maxFilesPerTrigger", 1)
+        .load(data)
+    )
+    timed(
+        "source_stream",
+        lambda path: _run_stream(source_stream, path, os.path.join(checkpoints, "source")),
+    )
     timed(
         "window_stream",
         lambda path: _run_stream(windows, path, os.path.join(checkpoints, "window")),
@@ -129,13 +166,31 @@ def run_queries(spark: SparkSession, data: str, out: str) -> dict[str, float]:
         "changelog_stream",
         lambda path: _run_stream(outer, path, os.path.join(checkpoints, "changelog")),
     )
+    leaders = sfs.topn(stream_bids, 3, by=["channel"], order_by=_bid_order())  # a changelog
+    timed(
+        "topn_stream",
+        lambda path: _run_stream(leaders, path, os.path.join(checkpoints, "topn")),
+    )
+    hot = sfs.window_agg(
+        stream_bids, W.tumble("dateTime", "500 milliseconds"), ["auction"], [W.count().alias("n")]
+    )
+    hot_top = sfs.topn(hot, 2, by=["window_start", "window_end"], order_by=[F.desc("n"), "auction"])
+    timed(
+        "window_topn_stream",
+        lambda path: _run_stream(hot_top, path, os.path.join(checkpoints, "window_topn")),
+    )
+    first = sfs.deduplicate(stream_bids, by=["bidder"], keep="first")
+    timed(
+        "dedup_stream",
+        lambda path: _run_stream(first, path, os.path.join(checkpoints, "dedup")),
+    )
     return seconds
 
 
 def metrics_errors(spark: SparkSession) -> dict[str, str | None]:
     """What making each metrics object on ``spark`` raises (None: it was made)."""
     errors: dict[str, str | None] = {}
-    for cls in (sfs.WindowMetrics, sfs.ChangelogMetrics):
+    for cls in (sfs.WindowMetrics, sfs.ChangelogMetrics, sfs.TopNMetrics, sfs.DedupMetrics):
         try:
             cls(spark)
             errors[cls.__name__] = None

@@ -1,7 +1,8 @@
 """sliceflow on a Spark Connect session: every operator (``from_json``, the ``sliceflow.json``
-data source, ``window_agg`` and ``changelog_agg``, batch and streaming) gives the classic
-session's rows, and the metrics objects refuse a Connect session with a message that says where
-the counters are read.
+data source with a schema, inferring one and streaming, ``window_agg``, ``changelog_agg``,
+``topn`` (a changelog and a window Top-N), ``deduplicate`` and ``from_changelog``, batch and
+streaming) gives the classic session's rows, and the metrics objects refuse a Connect session
+with a message that says where the counters are read.
 
 The Connect session is started as a user starts one, ``SparkSession.builder.remote("local[2]")``
 (a local Connect server in the client's process). That server makes its own SparkContext, which
@@ -108,13 +109,16 @@ def test_connect_session_gives_the_classic_rows(spark, tmp_path):
         assert connect_rows, f"{query} gave no rows"
 
     counts = {q: len(_rows(os.path.join(classic_out, q))[1]) for q in QUERIES}
-    assert counts["from_json"] == counts["source"] == 2000
-    # The chained changelog stream updated its keys across micro-batches.
-    ops = {json.loads(r)["op"] for r in _rows(os.path.join(connect_out, "changelog_stream"))[1]}
-    assert {"+I", "-U", "+U"} <= ops
+    assert counts["from_json"] == counts["source"] == counts["source_stream"] == 2000
+    assert counts["source_inferred"] == 2000
+    # The changelog streams updated their keys across micro-batches.
+    for query in ("changelog_stream", "topn_stream"):
+        ops = {json.loads(r)["op"] for r in _rows(os.path.join(connect_out, query))[1]}
+        assert {"+I", "-U", "+U"} <= ops, query
+    assert counts["from_changelog"] == 2000  # c and r envelopes: one +I each
 
     # Accumulators do not exist on Connect: the metrics objects say so, and where to look.
-    for name in ("WindowMetrics", "ChangelogMetrics"):
+    for name in ("WindowMetrics", "ChangelogMetrics", "TopNMetrics", "DedupMetrics"):
         message = summary["metrics"][name]
         assert message.startswith(f"NotImplementedError: {name} "), message
         assert "Spark Connect" in message and "classic SparkSession" in message
@@ -124,4 +128,5 @@ def test_connect_session_gives_the_classic_rows(spark, tmp_path):
 def test_metrics_are_made_on_a_classic_session(spark):
     from connect_job import metrics_errors
 
-    assert metrics_errors(spark) == {"WindowMetrics": None, "ChangelogMetrics": None}
+    names = ("WindowMetrics", "ChangelogMetrics", "TopNMetrics", "DedupMetrics")
+    assert metrics_errors(spark) == dict.fromkeys(names)
