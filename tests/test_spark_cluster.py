@@ -26,11 +26,12 @@ def test_local_cluster_from_json_and_data_source(tmp_path):
     assert summary == [summary[0]] and "diff=0 diff_source=0" in summary[0]
 
 
-def test_local_cluster_window_agg_matches_spark_window():
+def _run_job(script: str, timeout: float) -> list[str]:
+    """Runs ``tests/<script>`` with executors that import the same sliceflow as this process
+    (a working tree run with PYTHONPATH=python too: executors start in other directories, so
+    the path is absolute); returns its ``rows=`` summary lines."""
     import sliceflow
 
-    # The executors import the same sliceflow as this process (a working tree run with
-    # PYTHONPATH=python too: executors start in other directories, so the path is absolute).
     here = os.path.dirname(os.path.dirname(os.path.abspath(sliceflow.__file__)))
     path = [here] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
     env = dict(
@@ -39,31 +40,26 @@ def test_local_cluster_window_agg_matches_spark_window():
         PYSPARK_DRIVER_PYTHON=sys.executable,
         PYTHONPATH=os.pathsep.join(os.path.abspath(p) for p in path),
     )
-    job = os.path.join(os.path.dirname(__file__), "window_cluster_job.py")
+    job = os.path.join(os.path.dirname(__file__), script)
     result = subprocess.run(
-        [sys.executable, job], env=env, capture_output=True, text=True, timeout=600
+        [sys.executable, job], env=env, capture_output=True, text=True, timeout=timeout
     )
-    summary = [line for line in result.stdout.splitlines() if line.startswith("rows=")]
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    return [line for line in result.stdout.splitlines() if line.startswith("rows=")]
+
+
+def test_local_cluster_window_agg_matches_spark_window():
+    summary = _run_job("window_cluster_job.py", timeout=600)
     assert len(summary) == 1 and " diff=0 " in summary[0], summary
 
 
 def test_local_cluster_changelog_agg_matches_spark_and_model():
-    import sliceflow
+    summary = _run_job("changelog_cluster_job.py", timeout=900)
+    assert len(summary) == 1 and " diff=0 " in summary[0], summary
 
-    # As above: the executors import the same sliceflow as this process.
-    here = os.path.dirname(os.path.dirname(os.path.abspath(sliceflow.__file__)))
-    path = [here] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
-    env = dict(
-        os.environ,
-        PYSPARK_PYTHON=sys.executable,
-        PYSPARK_DRIVER_PYTHON=sys.executable,
-        PYTHONPATH=os.pathsep.join(os.path.abspath(p) for p in path),
-    )
-    job = os.path.join(os.path.dirname(__file__), "changelog_cluster_job.py")
-    result = subprocess.run(
-        [sys.executable, job], env=env, capture_output=True, text=True, timeout=900
-    )
-    summary = [line for line in result.stdout.splitlines() if line.startswith("rows=")]
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+
+def test_local_cluster_topn_and_deduplicate_match_spark():
+    """Batch topn / deduplicate against Spark's row_number; streaming through the sliceflow.json
+    stream source on the executors, each changelog applied ending as the batch answer."""
+    summary = _run_job("topn_dedup_cluster_job.py", timeout=900)
     assert len(summary) == 1 and " diff=0 " in summary[0], summary
