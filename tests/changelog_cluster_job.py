@@ -37,6 +37,7 @@ from collections import Counter
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
+from cluster_session import cluster_session, collect_stream, python_workers
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
@@ -47,7 +48,6 @@ from sliceflow.testing.changelog_reference import (
     changelog_reference,
     materialize,
 )
-from sliceflow.testing.spark import local_session
 
 ROWS = 6_000
 PARTITIONS = 4
@@ -266,19 +266,7 @@ def run_stream(spark, folder: str, checkpoint: str):
     outer = changelog_agg(
         inner, by=["day"], aggs=[W.sum("cnt").alias("total")], op_col="op", metrics=outer_metrics
     )
-    collected: dict[int, list[tuple]] = {}
-
-    def collect(batch_df, batch_id):
-        collected[batch_id] = [tuple(r) for r in batch_df.collect()]
-
-    query = (
-        outer.writeStream.outputMode("append")
-        .foreachBatch(collect)
-        .option("checkpointLocation", checkpoint)
-        .trigger(availableNow=True)
-        .start()
-    )
-    query.awaitTermination()
+    collected = collect_stream(outer, checkpoint)
     return collected, inner_metrics.value, outer_metrics.value
 
 
@@ -322,23 +310,9 @@ def streaming(spark, tmp: str):
 
 def main() -> None:
     start = time.monotonic()
-    spark = local_session(
-        "local-cluster[2,1,1024]",
-        "sliceflow-changelog-local-cluster",
-        {
-            "spark.sql.shuffle.partitions": "4",
-            "spark.sql.streaming.stateStore.providerClass": (
-                "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
-            ),
-        },
-    )
+    spark = cluster_session("sliceflow-changelog-local-cluster")
     try:
-        workers = (
-            spark.sparkContext.parallelize(range(8), 8)
-            .mapPartitions(lambda _: [os.getpid()])
-            .distinct()
-            .count()
-        )
+        workers = python_workers(spark)
         startup = time.monotonic() - start
         t0 = time.monotonic()
         rows, spark_rows, diff_insert, not_insert, parts_insert = insert_only(spark)

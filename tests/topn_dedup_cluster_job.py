@@ -30,11 +30,11 @@ from collections import Counter
 from datetime import datetime, timedelta, timezone
 
 import pyarrow as pa
+from cluster_session import cluster_session, collect_stream, python_workers
 from pyspark.sql import DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 
 from sliceflow.spark import deduplicate, topn
-from sliceflow.testing.spark import local_session
 
 ROWS = 3_000
 PARTITIONS = 4
@@ -100,23 +100,6 @@ def write_files(folder: str, rows: list[dict]) -> None:
         os.utime(path, (now + 60 * i, now + 60 * i))  # the oldest file first
 
 
-def collect_stream(df: DataFrame, checkpoint: str) -> dict[int, list[tuple]]:
-    collected: dict[int, list[tuple]] = {}
-
-    def keep(batch_df: DataFrame, batch_id: int) -> None:
-        collected[batch_id] = [tuple(r) for r in batch_df.collect()]
-
-    query = (
-        df.writeStream.outputMode("append")
-        .foreachBatch(keep)
-        .option("checkpointLocation", checkpoint)
-        .trigger(availableNow=True)
-        .start()
-    )
-    query.awaitTermination()
-    return collected
-
-
 def applied(changes: list[tuple]) -> Counter:
     """The rows a changelog (op first) leaves, applied in order."""
     live: Counter = Counter()
@@ -160,23 +143,9 @@ def streaming(spark: SparkSession, rows: list[dict], tmp: str) -> tuple[int, int
 
 def main() -> None:
     start = time.monotonic()
-    spark = local_session(
-        "local-cluster[2,1,1024]",
-        "sliceflow-topn-dedup-local-cluster",
-        {
-            "spark.sql.shuffle.partitions": "4",
-            "spark.sql.streaming.stateStore.providerClass": (
-                "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
-            ),
-        },
-    )
+    spark = cluster_session("sliceflow-topn-dedup-local-cluster")
     try:
-        workers = (
-            spark.sparkContext.parallelize(range(8), 8)
-            .mapPartitions(lambda _: [os.getpid()])
-            .distinct()
-            .count()
-        )
+        workers = python_workers(spark)
         rows = make_rows()
         t0 = time.monotonic()
         out_rows, diff_batch, partitions = batch(spark, rows)

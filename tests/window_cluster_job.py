@@ -22,11 +22,12 @@ import tempfile
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
+from cluster_session import cluster_session
 from pyspark.sql import functions as F
 
 from sliceflow import window as W
 from sliceflow.spark import WindowMetrics, window_agg
-from sliceflow.testing.spark import local_session, run_to_end, window_bounds
+from sliceflow.testing.spark import run_to_end, window_bounds
 
 ROWS = 20_000
 SECOND = 1_000_000
@@ -125,16 +126,7 @@ def streaming(spark) -> tuple[int, int, int]:
 
 
 def main() -> None:
-    spark = local_session(
-        "local-cluster[2,1,1024]",
-        "sliceflow-window-local-cluster",
-        {
-            "spark.sql.shuffle.partitions": "4",
-            "spark.sql.streaming.stateStore.providerClass": (
-                "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
-            ),
-        },
-    )
+    spark = cluster_session("sliceflow-window-local-cluster")
     try:
         df = spark.createDataFrame(bids()).repartition(4).cache()
         df.count()
