@@ -163,7 +163,7 @@ bool RecordInference::add_fast(std::string_view doc, size_t readable, int64_t li
   return true;
 }
 
-bool RecordInference::fits_scalar(const InferredType& acc, const InferredType& rec) const {
+bool RecordInference::fits_scalar(const InferredType& acc, const Scalar& rec) {
   if (rec.kind == InferredKind::Null || acc.kind == InferredKind::String) return true;
   switch (acc.kind) {
     case InferredKind::Boolean:
@@ -221,44 +221,57 @@ bool RecordInference::fits(const InferredType& acc, simdjson::dom::element e, si
     }
     return true;
   }
-  InferredType rec;
-  if (!type_of(e, rec)) return false;
+  Scalar rec;
+  if (!scalar_of(e, rec)) return false;
   return fits_scalar(acc, rec);
 }
 
-bool RecordInference::type_of(simdjson::dom::element e, InferredType& out) {
+bool RecordInference::scalar_of(simdjson::dom::element e, Scalar& out) const {
   using simdjson::dom::element_type;
   const bool as_string = options_.primitives_as_string;
   switch (e.type()) {
     case element_type::NULL_VALUE:
-      out = InferredType::scalar(InferredKind::Null);
+      out.kind = InferredKind::Null;
       return true;
     case element_type::BOOL:
-      out = InferredType::scalar(as_string ? InferredKind::String : InferredKind::Boolean);
+      out.kind = as_string ? InferredKind::String : InferredKind::Boolean;
       return true;
     case element_type::INT64:
-      out = InferredType::scalar(as_string ? InferredKind::String : InferredKind::Long);
+      out.kind = as_string ? InferredKind::String : InferredKind::Long;
       return true;
     case element_type::UINT64:
       // Beyond BIGINT: Jackson's BIG_INTEGER, DECIMAL(digits, 0).
-      out = as_string ? InferredType::scalar(InferredKind::String)
-                      : InferredType::decimal(decimal_digits(uint64_of(e)), 0);
+      if (as_string) {
+        out.kind = InferredKind::String;
+      } else {
+        out.kind = InferredKind::Decimal;
+        out.precision = decimal_digits(uint64_of(e));
+        out.scale = 0;
+      }
       return true;
     case element_type::DOUBLE: {
       if (as_string) {
-        out = InferredType::scalar(InferredKind::String);
+        out.kind = InferredKind::String;
         return true;
       }
       double v = 0;
       if (e.get_double().get(v) != simdjson::SUCCESS) return false;
       // The number's text decides (prefersDecimal), or "-0" may be Jackson's integer zero.
       if (options_.prefers_decimal || (v == 0 && std::signbit(v))) return false;
-      out = InferredType::scalar(InferredKind::Double);
+      out.kind = InferredKind::Double;
       return true;
     }
     case element_type::STRING:
-      out = string_type(string_of(e));
+      out = string_scalar(string_of(e));
       return true;
+    default:
+      return false;  // arrays and objects are not scalars
+  }
+}
+
+bool RecordInference::type_of(simdjson::dom::element e, InferredType& out) {
+  using simdjson::dom::element_type;
+  switch (e.type()) {
     case element_type::ARRAY: {
       out = InferredType::scalar(InferredKind::Array);
       InferredType element = InferredType::scalar(InferredKind::Null);
@@ -281,8 +294,15 @@ bool RecordInference::type_of(simdjson::dom::element e, InferredType& out) {
       sort_fields(out);
       return true;
     }
+    default: {
+      Scalar scalar;
+      if (!scalar_of(e, scalar)) return false;
+      out = scalar.kind == InferredKind::Decimal
+                ? InferredType::decimal(scalar.precision, scalar.scale)
+                : InferredType::scalar(scalar.kind);
+      return true;
+    }
   }
-  return false;
 }
 
 InferredType RecordInference::type_of(Reader& reader, Token token) {
@@ -359,8 +379,15 @@ InferredType RecordInference::float_type(std::string_view text) const {
 }
 
 InferredType RecordInference::string_type(std::string_view text) const {
+  const Scalar scalar = string_scalar(text);
+  return scalar.kind == InferredKind::Decimal
+             ? InferredType::decimal(scalar.precision, scalar.scale)
+             : InferredType::scalar(scalar.kind);
+}
+
+RecordInference::Scalar RecordInference::string_scalar(std::string_view text) const {
   // Empty strings count as null until every record is merged.
-  if (text.empty()) return InferredType::scalar(InferredKind::Null);
+  if (text.empty()) return {InferredKind::Null};
   if (options_.prefers_decimal) {
     std::string cleaned;
     cleaned.reserve(text.size());
@@ -373,7 +400,7 @@ InferredType RecordInference::string_type(std::string_view text) const {
     // and more than 38 digits: then the string stays a string.
     if (big_decimal_shape(cleaned, precision, scale) && scale >= 0 && scale <= precision &&
         precision <= kMaxPrecision) {
-      return InferredType::decimal(precision, static_cast<int>(scale));
+      return {InferredKind::Decimal, precision, static_cast<int>(scale)};
     }
   }
   if (options_.infer_timestamp) {
@@ -382,17 +409,17 @@ InferredType RecordInference::string_type(std::string_view text) const {
       const bool ntz = timestamp_ntz_pattern_
                            ? timestamp_ntz_pattern_->parse_timestamp_ntz(text, false, micros)
                            : string_to_timestamp_ntz(text, false, micros);
-      if (ntz) return InferredType::scalar(InferredKind::TimestampNtz);
+      if (ntz) return {InferredKind::TimestampNtz};
     }
     if (!bad_timestamp_pattern_) {
       const bool ltz =
           timestamp_pattern_
               ? timestamp_pattern_->parse_timestamp(text, options_.json.time_zone, micros)
               : cast_string_to_timestamp(text, options_.json.time_zone, micros);
-      if (ltz) return InferredType::scalar(InferredKind::Timestamp);
+      if (ltz) return {InferredKind::Timestamp};
     }
   }
-  return InferredType::scalar(InferredKind::String);
+  return {InferredKind::String};
 }
 
 void RecordInference::merge_root(const InferredType& record, int64_t line) {

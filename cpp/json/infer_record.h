@@ -38,13 +38,24 @@ class RecordInference {
   // The simdjson path: true when the record was handled (fits, or typed and merged), false
   // when the Reader must decide.
   bool add_fast(std::string_view doc, size_t readable, int64_t line);
+  // A scalar's type (kind, and precision and scale of a decimal), built without the
+  // children and names an InferredType carries: the fits() path types every value.
+  struct Scalar {
+    InferredKind kind = InferredKind::Null;
+    int precision = 0;
+    int scale = 0;
+  };
   bool fits(const InferredType& acc, simdjson::dom::element e, size_t depth);
-  bool fits_scalar(const InferredType& acc, const InferredType& rec) const;
+  static bool fits_scalar(const InferredType& acc, const Scalar& rec);
+  // The type of a DOM value that is not an array or object; false when only the Reader can
+  // tell (prefersDecimal floats, -0).
+  bool scalar_of(simdjson::dom::element e, Scalar& out) const;
   // The type of a DOM value; false when only the Reader can tell (prefersDecimal floats, -0).
   bool type_of(simdjson::dom::element e, InferredType& out);
   // inferField over the Reader's tokens, the reader standing at the value's first token.
   InferredType type_of(Reader& reader, Token token);
   InferredType string_type(std::string_view text) const;
+  Scalar string_scalar(std::string_view text) const;
   InferredType float_type(std::string_view text) const;
   // compatibleRootType(root, record).
   void merge_root(const InferredType& record, int64_t line);
