@@ -2,6 +2,7 @@
 #include "json/infer.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <exception>
@@ -76,10 +77,21 @@ bool sampled(int64_t line, double ratio) {
   return static_cast<double>(z >> 11) * 0x1.0p-53 < ratio;
 }
 
+// The first \n or \r in [p, end), or end, byte by byte: for cutting a block into parts, where
+// the break is near (whether the text holds a \r is not known yet).
+const char* next_line_break(const char* p, const char* end) {
+  while (p < end && *p != '\n' && *p != '\r') ++p;
+  return p;
+}
+
+// Parts per thread a block is cut into (see add_lines).
+constexpr size_t kPartsPerThread = 4;
+
 struct Part {
   const char* begin;
   const char* end;
   int64_t first_line = 0;  // 0-based index of the part's first line in the block
+  bool has_cr = false;     // whether the part holds a \r (found by its own thread)
 };
 
 }  // namespace
@@ -147,27 +159,37 @@ SchemaInference::~SchemaInference() = default;
 void SchemaInference::add_lines(std::string_view block, size_t readable, int threads) {
   const char* const begin = block.data();
   const char* const end = begin + block.size();
-  const size_t wanted = static_cast<size_t>(std::max(1, threads));
-  // Parts of at least 64 KiB: below that a thread costs more than it saves.
+  const size_t thread_count = static_cast<size_t>(std::max(1, threads));
+  // kPartsPerThread parts per thread, taken by whichever thread is free (another process or
+  // the caller's next read may hold a core for a while), of at least 64 KiB: below that a
+  // part costs more than it saves. Part k always goes to workers_[k], so the partial schemas
+  // and their merge order do not depend on timing.
+  const size_t wanted = thread_count == 1 ? 1 : thread_count * kPartsPerThread;
   const size_t count = std::max<size_t>(1, std::min(wanted, block.size() / (64 << 10)));
-  const bool has_cr = std::memchr(begin, '\r', block.size()) != nullptr;
   std::vector<Part> parts;
   const char* p = begin;
   for (size_t i = 0; i < count && p < end; ++i) {
     const char* cut = i + 1 == count ? end : begin + block.size() * (i + 1) / count;
     if (cut < p) cut = p;
-    if (cut < end && cut > begin) cut = skip_line_break(find_line_break(cut, end, has_cr), end);
+    if (cut < end && cut > begin) cut = skip_line_break(next_line_break(cut, end), end);
     parts.push_back({p, cut});
     p = cut;
   }
+  // Whether each part holds a \r (without one, memchr finds the line ends at vector speed):
+  // found by the part's own thread, unless the lines must be numbered first.
+  auto find_cr = [](Part& part) {
+    part.has_cr =
+        std::memchr(part.begin, '\r', static_cast<size_t>(part.end - part.begin)) != nullptr;
+  };
   const bool sampling = options_.sampling_ratio <= 0.99;
   // Lines are numbered before reading when the number matters (the sample; FAILFAST's error).
   const bool need_lines = sampling || options_.mode == InferMode::FailFast;
   int64_t line_count = 0;
   if (need_lines) {
     for (Part& part : parts) {
+      find_cr(part);
       part.first_line = line_count;
-      line_count += count_lines(part.begin, part.end, has_cr);
+      line_count += count_lines(part.begin, part.end, part.has_cr);
     }
   }
   while (workers_.size() < parts.size()) {
@@ -177,7 +199,9 @@ void SchemaInference::add_lines(std::string_view block, size_t readable, int thr
   std::vector<int64_t> part_lines(parts.size(), 0);
   auto run = [&](size_t k) {
     RecordInference& worker = *workers_[k];
-    const Part& part = parts[k];
+    Part& part = parts[k];
+    if (!need_lines) find_cr(part);
+    const bool has_cr = part.has_cr;
     int64_t line = part.first_line;
     const int64_t first = line;
     // Counted as the part is read (a separate pass would cost a fifth of the time).
@@ -197,23 +221,19 @@ void SchemaInference::add_lines(std::string_view block, size_t readable, int thr
     }
   };
   std::vector<std::exception_ptr> errors(parts.size());
-  std::vector<std::thread> pool;
-  for (size_t k = 1; k < parts.size(); ++k) {
-    pool.emplace_back([&, k] {
+  std::atomic<size_t> next_part{0};
+  auto take_parts = [&] {
+    for (size_t k = next_part++; k < parts.size(); k = next_part++) {
       try {
         run(k);
       } catch (...) {
         errors[k] = std::current_exception();
       }
-    });
-  }
-  if (!parts.empty()) {
-    try {
-      run(0);
-    } catch (...) {
-      errors[0] = std::current_exception();
     }
-  }
+  };
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < std::min(thread_count, parts.size()); ++t) pool.emplace_back(take_parts);
+  take_parts();
   for (std::thread& t : pool) t.join();
   int64_t read_lines = 0;
   for (const int64_t n : part_lines) read_lines += n;

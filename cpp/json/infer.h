@@ -16,10 +16,12 @@
 // refuses, or whose reading depends on Jackson's leniency or limits, goes through the
 // Jackson-compatible Reader. The two give the same type for every line both accept.
 //
-// add_lines splits a block at line ends into one part per thread; each thread keeps its own
-// merged schema, and schema_json() merges them (Spark merges its partitions' schemas the same
-// way; the rules are associative and commutative for everything but the order of
-// case-insensitively equal names, where Spark's own result depends on its partitioning).
+// add_lines splits a block at line ends into a few parts per thread, which the threads take
+// as they come free; the k-th part of every block is merged into the k-th partial schema
+// (so the result does not depend on timing), and schema_json() merges those in order (Spark
+// merges its partitions' schemas the same way; the rules are associative and commutative for
+// everything but the order of case-insensitively equal names, where Spark's own result
+// depends on its partitioning).
 // Cost: one simdjson parse per line plus a walk of its values; memory: the merged schemas.
 #pragma once
 

@@ -1,0 +1,165 @@
+"""The two ways schema inference reads a line, and the way it reads files, agree.
+
+* A well-formed line of at most 1,000 bytes is checked by simdjson against the schema merged
+  so far (its scalars typed without building a type); any other line goes through the
+  Jackson-compatible Reader. Padding a line with spaces past 1,000 bytes sends it down the
+  second path without changing its record, so both paths must infer the same schema.
+* Files are read in blocks, the next block while the current one is inferred, and each block
+  is cut into parts the threads take as they come free: neither the block size, the thread
+  count nor the timing may change the schema.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import random
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import sliceflow.json_infer as json_infer
+from sliceflow.json import infer_schema
+from sliceflow.kernels import core_module
+from tests.json_corpus import corpus
+from tests.test_json_infer import _records, repeats_a_name
+
+_READER_ONLY = 1001  # spaces after a record: past the simdjson path's 1,000-byte limit
+
+_OPTION_SETS: list[dict[str, str]] = [
+    {},
+    {"primitivesAsString": "true"},
+    {"prefersDecimal": "true"},
+    {"inferTimestamp": "true"},
+    {"mode": "DROPMALFORMED"},
+    {"allowSingleQuotes": "false", "allowNumericLeadingZeros": "true"},
+]
+
+
+def _lines(docs: list[Any], pad: int = 0) -> bytes:
+    out = []
+    for d in docs:
+        raw = d if isinstance(d, bytes) else d.encode("utf-8", "surrogatepass")
+        out.append(raw + b" " * pad + b"\n")
+    return b"".join(out)
+
+
+def _outcome(data: bytes, **kwargs: Any) -> Any:
+    try:
+        return infer_schema(data, session={"caseSensitive": "true"}, **kwargs)
+    except ValueError as e:  # FAILFAST, a negative scale: the error must be the same too
+        return type(e).__name__ + ": " + str(e)
+
+
+@pytest.mark.parametrize("options", _OPTION_SETS, ids=lambda o: ",".join(o) or "default")
+def test_simdjson_path_equals_reader_path_on_the_corpus(options):
+    docs = [
+        d
+        for d in corpus(2500, seed=11)
+        if d is not None
+        and b"\n" not in (d if isinstance(d, bytes) else d.encode("utf-8", "surrogatepass"))
+        and not repeats_a_name(d)
+    ]
+    fast = _outcome(_lines(docs), options=options, threads=2)
+    slow = _outcome(_lines(docs, _READER_ONLY), options=options, threads=2)
+    assert fast == slow
+
+
+def test_homogeneous_lines_take_the_simdjson_path():
+    rng = random.Random(5)
+    docs = [
+        json.dumps({"id": i, "price": rng.random() * 100, "tag": rng.choice(["a", "", "c"])})
+        for i in range(5000)
+    ]
+    data = _lines(docs)
+    inference = core_module("json").SchemaInference({"timeZone": "UTC"})
+    inference.add_lines(data + bytes(64), len(data), 2)
+    assert inference.lines == 5000
+    # A record that changes the schema is typed in full: a handful at the start of each part.
+    assert inference.schema_changes < 40
+    data = _lines(docs, _READER_ONLY)
+    padded = core_module("json").SchemaInference({"timeZone": "UTC"})
+    padded.add_lines(data + bytes(64), len(data), 2)
+    assert padded.schema_changes == 5000
+    assert padded.schema_json() == inference.schema_json()
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(_records, min_size=1, max_size=12), st.sampled_from(_OPTION_SETS))
+def test_simdjson_path_equals_reader_path_on_generated_records(records, options):
+    docs = [json.dumps(r) for r in records]
+    assert _outcome(_lines(docs), options=options) == _outcome(
+        _lines(docs, _READER_ONLY), options=options
+    )
+
+
+def _file(tmp_path, rng: random.Random, bom: bool) -> tuple[Any, bytes]:
+    ends = [b"\n", b"\r\n", b"\r"]
+    parts = [b"\xef\xbb\xbf"] if bom else []
+    for i in range(rng.randrange(1, 400)):
+        size = rng.choice([0, 5, 40, 300, 5000])
+        parts.append(b'{"k%d": "%s"}' % (i % 7, b"x" * size) + rng.choice(ends))
+    if rng.random() < 0.5:
+        parts.append(b'{"last": 1}')  # no line break at the end
+    data = b"".join(parts)
+    path = tmp_path / f"f{rng.randrange(1 << 30)}.json"
+    path.write_bytes(data)
+    return path, data
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_blocks_read_ahead_cover_the_file(tmp_path, seed):
+    rng = random.Random(seed)
+    path, data = _file(tmp_path, rng, bom=seed % 2 == 0)
+    expected = b"   " + data[3:] if data.startswith(b"\xef\xbb\xbf") else data
+    for block_size in (64, 1000, 1 << 16, 16 << 20):
+        seen = []
+        for buf, used in json_infer._read_ahead(
+            json_infer._file_blocks(str(path), block_size, None)
+        ):
+            assert len(buf) - used >= 64  # simdjson's padding
+            block = bytes(buf[:used])
+            assert block[-1:] in (b"\n", b"\r") or len(b"".join(seen)) + used == len(expected)
+            seen.append(block)
+        assert b"".join(seen) == expected
+
+
+def test_read_ahead_closes_the_file_when_the_caller_stops(tmp_path, monkeypatch):
+    path = tmp_path / "f.json"
+    path.write_bytes(b'{"a": 1}\n' * 50_000)
+    closed = []
+
+    class Tracked(io.FileIO):
+        def close(self) -> None:
+            closed.append(True)
+            super().close()
+
+    monkeypatch.setattr(json_infer, "_open", lambda p, s: Tracked(p, "rb"))
+    blocks = json_infer._read_ahead(json_infer._file_blocks(str(path), 4096, None))
+    next(blocks)
+    blocks.close()
+    assert closed
+
+
+def test_parts_give_one_schema_whatever_thread_takes_them(tmp_path):
+    # Names equal but for case merge position by position and keep the first one's spelling
+    # (Spark's findTypeForComplex): the merge order shows in the result, which therefore
+    # must not depend on which thread read which part.
+    lines = [b'{"A": 1}\n' if i % 2 else b'{"a": 2}\n' for i in range(200_000)]
+    path = tmp_path / "case.json"
+    path.write_bytes(b"".join(lines))
+    results = {
+        json.dumps(infer_schema(str(path), threads=threads, block_size=1 << 20))
+        for threads in (2, 3, 2, 3, 2)
+    }
+    assert len(results) == 1
+
+
+def test_small_file_buffer_is_the_file_size(tmp_path):
+    path = tmp_path / "tiny.json"
+    path.write_bytes(b'{"a": 1}\n')
+    ((buf, used),) = list(json_infer._file_blocks(str(path), 16 << 20, None))
+    assert used == 9
+    assert len(buf) <= (64 << 10) + 64
