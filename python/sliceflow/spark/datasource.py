@@ -133,7 +133,11 @@ class JsonDataSourceReader(DataSourceReader):
         schema: StructType,
         session_defaults: dict[str, str],
         memory_limits: dict[str, str] | None = None,
+        listing: list[FileEntry] | None = None,
     ) -> None:
+        #: The files schema inference listed, if it ran: partitions() splits these rather
+        #: than listing again (not pickled: the read tasks do not need it).
+        self.listing = listing
         self.memory_limits = dict(memory_limits or {})
         self.options = dict(options)
         self.paths = _paths(self.options)
@@ -165,10 +169,17 @@ class JsonDataSourceReader(DataSourceReader):
         if self.split_bytes <= 0:
             raise ValueError(f"maxPartitionBytes must be positive, got {split!r}")
 
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state["listing"] = None
+        return state
+
     def partitions(self) -> list[InputPartition]:
         # The listing options (pathGlobFilter, recursiveFileLookup, modifiedBefore/After,
         # basePath) stay in self.options: list_files reads only those, the decoder ignores them.
-        entries = list_files(self.paths, self.options, self.settings, time_zone=self.time_zone)
+        entries = self.listing
+        if entries is None:
+            entries = list_files(self.paths, self.options, self.settings, time_zone=self.time_zone)
         if any(e.partition_values for e in entries):
             _check_partition_columns(
                 entries, self.arrow_schema, self.type_inference, self.time_zone
@@ -294,6 +305,10 @@ class JsonDataSource(DataSource):
             session=session,
             settings=settings,
         )
+        # The read splits these files (the instance reaches the read's planner pickled, this
+        # attribute with it): one listing per DataFrame, as Spark's file index lists once
+        # when the DataFrame is made and every action on it reads those files.
+        self.listing = entries
         type_inference = (
             self.session_defaults.get("partitionColumnTypeInference", "true").lower() == "true"
         )
@@ -306,9 +321,13 @@ class JsonDataSource(DataSource):
     session_defaults: dict[str, str] = {}
     #: The session's ``spark.sliceflow.memory.*`` settings, captured by :func:`register` too.
     memory_limits: dict[str, str] = {}
+    #: The files :meth:`schema` listed to infer from (None when the read gave a schema).
+    listing: list[FileEntry] | None = None
 
     def reader(self, schema: StructType) -> DataSourceReader:
-        return JsonDataSourceReader(self.options, schema, self.session_defaults, self.memory_limits)
+        return JsonDataSourceReader(
+            self.options, schema, self.session_defaults, self.memory_limits, self.listing
+        )
 
     def streamReader(self, schema: StructType) -> DataSourceStreamReader:
         """``spark.readStream.format("sliceflow.json").schema(s).load(folder)``: the files
