@@ -21,6 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import sliceflow.json_infer as json_infer
+from sliceflow.errors import MalformedRecordError
 from sliceflow.json import infer_schema
 from sliceflow.kernels import core_module
 from tests.json_corpus import corpus
@@ -163,3 +164,18 @@ def test_small_file_buffer_is_the_file_size(tmp_path):
     ((buf, used),) = list(json_infer._file_blocks(str(path), 16 << 20, None))
     assert used == 9
     assert len(buf) <= (64 << 10) + 64
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_line_breaks_of_every_kind_across_parts(threads):
+    rng = random.Random(threads)
+    docs = [json.dumps({f"k{i % 50}": i, "s": "x" * rng.randrange(200)}) for i in range(20_000)]
+    ends = [b"\n", b"\r\n", b"\r"]
+    mixed = b"".join(d.encode() + rng.choice(ends) for d in docs)
+    assert len(mixed) > 8 * (64 << 10)  # cut into parts
+    plain = infer_schema(_lines(docs))
+    assert infer_schema(mixed, threads=threads) == plain
+    # FAILFAST numbers the lines before reading them: a bad line far into the block is named.
+    bad = mixed + b'{"k0": \r' + b"".join(d.encode() + b"\r\n" for d in docs[:100])
+    with pytest.raises(MalformedRecordError, match=f"line {len(docs) + 1}\\b"):
+        infer_schema(bad, threads=threads, options={"mode": "FAILFAST"})
