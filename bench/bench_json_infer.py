@@ -10,7 +10,9 @@ Two more rows bound what the source can reach: the same read with the inferred s
 (inference at no cost), and, on a 20-line file, each contender's fixed cost per query next to
 a Python data source that returns one row (the least any Python data source costs).
 
-Rounds are interleaved (every contender once per round); the table shows medians.
+Rounds are interleaved (every contender once per round); the table shows medians, with the
+CPU seconds of the benchmark's JVM and of its Python processes (Spark's workers and this one,
+where ``infer_schema`` runs) during each job: steadier than wall time on a shared machine.
 
     python bench/bench_json_infer.py                 # 2M bids, 3 rounds
     python bench/bench_json_infer.py --quick         # smoke run
@@ -24,10 +26,11 @@ import os
 import statistics
 import sys
 import tempfile
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from bench_json import interleaved, paired
+from bench_json import interleaved, paired, process_cpu_seconds
 from readme_blocks import write_block
 from run_info import run_header
 
@@ -59,6 +62,22 @@ def _one_row_source() -> type:
             return OneRowReader()
 
     return OneRow
+
+
+def _with_cpu(job: Callable[[], Any], samples: list[tuple[float, float]]) -> Callable[[], Any]:
+    """``job``, appending each run's (JVM, Python) CPU seconds to ``samples``: the JVM's and
+    Spark's Python workers' (:func:`bench_json.process_cpu_seconds`) plus this process's."""
+
+    def run() -> Any:
+        jvm0, py0 = process_cpu_seconds()
+        own0 = time.process_time()
+        result = job()
+        own1 = time.process_time()
+        jvm1, py1 = process_cpu_seconds()
+        samples.append((jvm1 - jvm0, py1 - py0 + own1 - own0))
+        return result
+
+    return run
 
 
 def run(rows: int, repeats: int) -> tuple[str, dict[str, float]]:
@@ -109,20 +128,27 @@ def run(rows: int, repeats: int) -> tuple[str, dict[str, float]]:
                 lambda: noop(spark.read.format("bench_one_row").load()),
             ),
         ]
-        times = interleaved(jobs, repeats)
+        cpu: dict[str, list[tuple[float, float]]] = {label: [] for label, _ in jobs}
+        times = interleaved([(label, _with_cpu(job, cpu[label])) for label, job in jobs], repeats)
     spark.stop()
     medians = {label: statistics.median(v) for label, v in times.items()}
     labels = list(medians)
     lines = [
         f"{rows:,} bids, {size_mb:.0f} MB in 2 files, `local[2]`, median of {repeats} rounds",
         "",
-        "| job | seconds | vs Spark |",
-        "|---|---:|---:|",
+        "| job | seconds | vs Spark | JVM CPU s | Python CPU s |",
+        "|---|---:|---:|---:|---:|",
     ]
     for group in (labels[0:3], labels[3:5], labels[5:]):
         base = medians[group[0]]
         for label in group:
-            lines.append(f"| {label} | {medians[label]:.3f} | {base / medians[label]:.2f}x |")
+            # The warm-up round's sample is left out, as its time is.
+            jvm = statistics.median(c[0] for c in cpu[label][-repeats:])
+            python = statistics.median(c[1] for c in cpu[label][-repeats:])
+            lines.append(
+                f"| {label} | {medians[label]:.3f} | {base / medians[label]:.2f}x "
+                f"| {jvm:.2f} | {python:.2f} |"
+            )
     ratio = medians[labels[0]] / medians[labels[1]]
     floor = medians[labels[0]] / medians[labels[2]]
     lines.append("")
