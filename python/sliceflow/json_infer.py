@@ -187,21 +187,32 @@ def _file_blocks(
             kept = end - cut
 
 
-def _read_ahead(blocks: Iterator[tuple[bytearray, int]]) -> Iterator[tuple[bytearray, int]]:
-    """``blocks`` with the next block read on a thread while the caller infers the current
-    one (reading a block is a copy from the page cache that would otherwise leave every core
-    but one idle). The file's blocks must stay valid one step ahead (:func:`_file_blocks`)."""
-    with ThreadPoolExecutor(1, thread_name_prefix="sliceflow-infer-read") as pool:
-        pending = pool.submit(next, blocks, None)
-        try:
-            while (block := pending.result()) is not None:
-                pending = pool.submit(next, blocks, None)
-                yield block
-        finally:
-            # An early stop (an error in the caller): the read under way ends, then the file
-            # is closed here rather than whenever the generator is collected.
-            wait([pending])
-            cast(Generator[Any, None, None], blocks).close()
+def _reading_thread() -> ThreadPoolExecutor:
+    return ThreadPoolExecutor(1, thread_name_prefix="sliceflow-infer-read")
+
+
+def _read_ahead(
+    blocks: Iterator[tuple[bytearray, int]], pool: ThreadPoolExecutor | None = None
+) -> Iterator[tuple[bytearray, int]]:
+    """``blocks`` with the next block read on ``pool``'s thread (one made for the file when
+    None; one for all the files costs less when they are many and small) while the caller
+    infers the current one: reading a block is a copy from the page cache that would
+    otherwise leave every core but one idle. The file's blocks must stay valid one step
+    ahead (:func:`_file_blocks`)."""
+    if pool is None:
+        with _reading_thread() as own:
+            yield from _read_ahead(blocks, own)
+        return
+    pending = pool.submit(next, blocks, None)
+    try:
+        while (block := pending.result()) is not None:
+            pending = pool.submit(next, blocks, None)
+            yield block
+    finally:
+        # An early stop (an error in the caller): the read under way ends, then the file
+        # is closed here rather than whenever the generator is collected.
+        wait([pending])
+        cast(Generator[Any, None, None], blocks).close()
 
 
 def infer_schema(
@@ -244,16 +255,17 @@ def infer_schema(
                 text = text[3:]
             inference.add_lines(text + bytes(_PADDING), len(text), count)
     else:
-        for path in [source] if isinstance(source, str) else list(source):
-            if multi_line:
-                with _open(path, settings) as f:
-                    inference.add_document(f.read())
-                continue
-            for buf, used in _read_ahead(_file_blocks(path, block_size, settings)):
-                try:
-                    inference.add_lines(buf, used, count)
-                except ValueError as e:
-                    raise type(e)(f"{path}: {e}") from None
+        with _reading_thread() as pool:
+            for path in [source] if isinstance(source, str) else list(source):
+                if multi_line:
+                    with _open(path, settings) as f:
+                        inference.add_document(f.read())
+                    continue
+                for buf, used in _read_ahead(_file_blocks(path, block_size, settings), pool):
+                    try:
+                        inference.add_lines(buf, used, count)
+                    except ValueError as e:
+                        raise type(e)(f"{path}: {e}") from None
     result: dict[str, Any] = _json.loads(inference.schema_json())
     case_sensitive = normalized.get("caseSensitive", "false") == "true"
     _check_duplicates(result, case_sensitive)
