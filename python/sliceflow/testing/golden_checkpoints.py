@@ -231,7 +231,14 @@ def _dedup_query(df: DataFrame) -> DataFrame:
     return deduplicate(df, ["k"], keep="last", order_by="v", op_col="op", buckets=2)
 
 
-#: The golden query of each streaming operator, by operator name.
+def _dedup_first_query(df: DataFrame) -> DataFrame:
+    from sliceflow.spark import deduplicate
+
+    # keep="first" in arrival order, no watermark: the keys-only state (an Arrow IPC batch of
+    # the key columns in format 1 of the payload; docs/state.md).
+    return deduplicate(df, ["k", "s"], keep="first", buckets=2)
+
+
 def _topn_query(df: DataFrame) -> DataFrame:
     from pyspark.sql import functions as F
 
@@ -241,12 +248,16 @@ def _topn_query(df: DataFrame) -> DataFrame:
     return topn(df, 2, by=["k"], order_by=order, op_col="op", buckets=2, bundle_rows=3)
 
 
+#: The golden query of each streaming operator (and state payload version), by name.
 GOLDEN = {
     "window_agg": Golden("window_agg", WINDOW_SCHEMA, _window_batches, _window_query),
     "changelog_agg": Golden(
         "changelog_agg", CHANGELOG_SCHEMA, _changelog_batches, _changelog_query
     ),
     "deduplicate": Golden("deduplicate", CHANGELOG_SCHEMA, _changelog_batches, _dedup_query),
+    "deduplicate_first_v1": Golden(
+        "deduplicate_first_v1", CHANGELOG_SCHEMA, _changelog_batches, _dedup_first_query
+    ),
     "topn": Golden("topn", CHANGELOG_SCHEMA, _changelog_batches, _topn_query),
 }
 
