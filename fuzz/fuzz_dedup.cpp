@@ -10,11 +10,19 @@
 //    after every step the materialized rows are one per key, the kernel's live key count
 //    (append-only plans aside, which emit +I only);
 //  * an op that is not a change kind throws std::invalid_argument, nothing else throws.
+// With bit 5 of the first byte set, the append-only kernel (dedup/first_seen.h) instead:
+//  * bit 6 set: the rest of the input is a stored payload: load() throws std::invalid_argument
+//    or accepts it, and then payload() gives the input back byte for byte;
+//  * else micro-batches of (nullable key, nullable time) rows at a rising watermark, the state
+//    carried through payload() and load() between them, against a model of
+//    dropDuplicatesWithinWatermark's rules (late rows, expiry after the rows).
 // Built by scripts/sanitize.sh with clang -fsanitize=fuzzer,address,undefined.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -22,6 +30,7 @@
 #include "arrow/builder.h"
 #include "arrow/type.h"
 #include "dedup/deduplicator.h"
+#include "dedup/first_seen.h"
 #include "dedup/plan.h"
 #include "owned_arrays.h"
 
@@ -109,11 +118,92 @@ std::unique_ptr<fuzz::Owned> build_batch(const dd::Plan& plan, bool string_order
   return fuzz::build(b, *type);
 }
 
+// The append-only kernel against its rules, or fed a forged payload (see the header).
+void fuzz_first_seen(Bytes& in, uint8_t flags) {
+  const bool timed = (flags & 1) != 0;
+  const int64_t delay = in.next() % 4;
+  dd::FirstSeen kernel(1, timed, delay);
+  if (flags & 64) {
+    const std::string payload(reinterpret_cast<const char*>(in.p), in.n);
+    try {
+      kernel.load(payload);
+    } catch (const std::invalid_argument&) {
+      return;
+    }
+    // An empty payload is a bucket without state; any other accepted one round-trips.
+    if (!payload.empty() && kernel.payload() != payload) __builtin_trap();
+    return;
+  }
+  Type type;
+  type.kind = Kind::Struct;
+  type.nullable = false;
+  type.children.push_back(leaf("k", Kind::Int64));
+  if (timed) type.children.push_back(leaf("t", Kind::TimestampUs));
+  // The model: per key its expiry; the previous watermark (none before the first step).
+  std::map<std::optional<int64_t>, int64_t> entries;
+  std::optional<int64_t> previous;
+  int64_t watermark = 0;
+  std::string payload;
+  const int batches = 1 + in.next() % 5;
+  for (int b = 0; b < batches; ++b) {
+    const size_t n = in.next() % 24;
+    ColumnBuilder builder(type);
+    std::vector<std::pair<std::optional<int64_t>, std::optional<int64_t>>> rows;
+    for (size_t i = 0; i < n; ++i) {
+      const uint8_t x = in.next();
+      const uint8_t t = in.next();
+      std::optional<int64_t> key;
+      if (x != 255) key = x % 5;
+      std::optional<int64_t> time;
+      if (t % 11 != 0) time = static_cast<int64_t>(t % 16) * 1000 - 2000;
+      rows.emplace_back(key, time);
+      if (key) {
+        builder.child(0).append_fixed<int64_t>(*key);
+      } else {
+        builder.child(0).append_null();
+      }
+      if (timed) {
+        if (time) {
+          builder.child(1).append_fixed<int64_t>(*time);
+        } else {
+          builder.child(1).append_null();
+        }
+      }
+      builder.finish_struct();
+    }
+    const auto batch = fuzz::build(builder, type);
+    watermark += in.next() % 4;  // milliseconds, rising
+    kernel.load(payload);
+    kernel.step(batch->schema, batch->array, watermark);
+    std::vector<int64_t> want;
+    const int64_t late = previous ? *previous * 1000 : 0;
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const auto& [key, time] = rows[i];
+      if (timed && time && *time <= late) continue;
+      if (entries.count(key)) continue;
+      entries[key] = timed ? (time ? *time : 0) + delay : std::numeric_limits<int64_t>::max();
+      want.push_back(static_cast<int64_t>(i));
+    }
+    if (timed) {
+      for (auto it = entries.begin(); it != entries.end();)
+        it = it->second <= watermark * 1000 ? entries.erase(it) : std::next(it);
+      previous = watermark;
+    }
+    if (kernel.emit_rows() != want) __builtin_trap();
+    if (kernel.live_keys() != static_cast<int64_t>(entries.size())) __builtin_trap();
+    payload = kernel.payload();
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Bytes in{data, size};
   const uint8_t flags = in.next();
+  if (flags & 32) {
+    fuzz_first_seen(in, flags);
+    return 0;
+  }
   dd::Plan plan;
   plan.num_keys = 1;
   plan.keep = (flags & 1) ? dd::Keep::Last : dd::Keep::First;

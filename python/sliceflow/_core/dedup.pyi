@@ -9,7 +9,7 @@ import typing
 
 import typing_extensions
 
-__all__: list[str] = ["Deduplicator"]
+__all__: list[str] = ["Deduplicator", "FirstSeen"]
 
 class Deduplicator:
     """
@@ -32,4 +32,65 @@ class Deduplicator:
     ) -> tuple:
         """
         One step over the retained rows and the new rows (validated first: ValueError if malformed): (emit rows: int64 bytes, emit ops: int8 bytes (0 +I, 1 -U, 2 +U, 3 -D), retained rows: int64 bytes), row c being state row c, else new row c - len(state).
+        """
+
+class FirstSeen:
+    """
+    The append-only deduplicate of a stream (keep='first' in arrival order): one entry per key (its key bytes and, with a watermark, its expiry), the first row of each key emitted once.
+    """
+    @staticmethod
+    def payload_version(section: bytes) -> int:
+        """
+        The layout of a stored section: 2 ('SFDF' payload) or 1 (an Arrow IPC message); ValueError otherwise.
+        """
+    def __init__(
+        self,
+        num_keys: typing.SupportsInt | typing.SupportsIndex,
+        timed: bool,
+        delay_us: typing.SupportsInt | typing.SupportsIndex,
+    ) -> None: ...
+    def candidates(
+        self,
+        schema_capsule: typing_extensions.CapsuleType,
+        array_capsule: typing_extensions.CapsuleType,
+        buffer_sizes: typing.Any,
+    ) -> bytes:
+        """
+        The rows of a batch (the step's columns) that can be emitted whatever the state and watermark, as int64 bytes (ascending): the local reduction before the shuffle.
+        """
+    def live_keys(self) -> int:
+        """
+        Entries after the last step.
+        """
+    def load(self, payload: bytes) -> None:
+        """
+        Starts a bucket from its stored payload (b'': no state); ValueError if damaged.
+        """
+    def load_rows(
+        self,
+        schema_capsule: typing_extensions.CapsuleType,
+        array_capsule: typing_extensions.CapsuleType,
+        buffer_sizes: typing.Any,
+    ) -> None:
+        """
+        Starts a bucket from the earlier layout: the key columns (and the first row's time).
+        """
+    def payload(self) -> bytes:
+        """
+        The bucket's payload after the last step.
+        """
+    def previous_watermark(self) -> typing.Any:
+        """
+        The watermark (ms) the loaded state last ran at; None if unknown.
+        """
+    def stats(self) -> dict: ...
+    def step(
+        self,
+        schema_capsule: typing_extensions.CapsuleType,
+        array_capsule: typing_extensions.CapsuleType,
+        buffer_sizes: typing.Any,
+        watermark_ms: typing.SupportsInt | typing.SupportsIndex,
+    ) -> bytes:
+        """
+        One micro-batch (the key columns, then the time column when timed): the rows to emit as int64 bytes (ascending).
         """
