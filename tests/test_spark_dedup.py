@@ -1,7 +1,7 @@
 """``sliceflow.spark.deduplicate`` and ``from_changelog`` in Spark (``local[2]``): batch against
 Spark's ``row_number() = 1`` window query, streaming (file source, one file per micro-batch)
 against the plain-Python model, the stream materialized equal to the batch result, restart from
-a checkpoint into a file sink, a chain into ``changelog_agg``, the watermark's expiry, CDC input
+a checkpoint into a file sink, a chain into ``changelog_agg``, CDC input
 (Debezium with and without ``payload``, mapped op columns) and the errors a user meets."""
 
 from __future__ import annotations
@@ -185,26 +185,6 @@ def test_chains_into_changelog_agg(spark, tmp_path):
     df = spark.createDataFrame(pa.Table.from_pylist(rows, schema=SCHEMA))
     final = deduplicate(df, ["k"], keep="last", order_by="t").groupBy("s").count().collect()
     assert table == {r["s"]: r["count"] for r in final}
-
-
-def test_watermark_expires_state_and_drops_late_rows(spark, tmp_path):
-    schema = pa.schema([("k", pa.int64()), ("ts", pa.timestamp("us"))])
-    sec = 1_000_000
-    batches = [
-        [{"k": 1, "ts": 0}, {"k": 2, "ts": 100 * sec}],
-        [{"k": 1, "ts": 200 * sec}],  # watermark (from batch 0) is 90 s: k=1's state (0 s) left
-        [{"k": 2, "ts": 50 * sec}],  # late (watermark 190 s): dropped
-    ]
-    write_micro_batches(
-        str(tmp_path / "src"), [pa.Table.from_pylist(b, schema=schema) for b in batches]
-    )
-    stream = stream_of(spark, str(tmp_path / "src"), schema).withWatermark("ts", "10 seconds")
-    metrics = DedupMetrics(spark)
-    out = deduplicate(stream, ["k"], keep="first", buckets=1, metrics=metrics)
-    got = collect_stream(out, str(tmp_path / "ck"))
-    seen = sorted((r["k"], r["ts"].timestamp()) for b in got.values() for r in b)
-    assert seen == [(1, 0.0), (1, 200.0), (2, 100.0)]
-    assert metrics.value["keys_expired"] >= 1 and metrics.value["rows_late"] == 1
 
 
 # ------------------------------------------------------------------------------------------

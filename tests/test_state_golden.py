@@ -52,8 +52,16 @@ def test_restart_from_golden_checkpoint_equals_a_run_from_scratch(spark, tmp_pat
     restarted = collect(stream(spark, golden, source), checkpoint)
 
     fresh_source = str(tmp_path / "fresh_src")
-    write_source(fresh_source, [pq.read_table(os.path.join(source, n)) for n in inputs])
-    fresh = collect(stream(spark, golden, fresh_source), str(tmp_path / "fresh_ck"))
+    tables = [pq.read_table(os.path.join(source, n)) for n in inputs]
+    fresh_ck = str(tmp_path / "fresh_ck")
+    if golden.restart_in_fresh_run:
+        write_source(fresh_source, tables[:FIRST_BATCHES])
+        fresh = collect(stream(spark, golden, fresh_source), fresh_ck)
+        write_source(fresh_source, tables[FIRST_BATCHES:], first=FIRST_BATCHES)
+        fresh += collect(stream(spark, golden, fresh_source), fresh_ck)
+    else:
+        write_source(fresh_source, tables)
+        fresh = collect(stream(spark, golden, fresh_source), fresh_ck)
 
     before = [
         tuple(r.values())

@@ -32,6 +32,7 @@ from sliceflow.spark.bucket_labels import bucket_labels, check_buckets
 from sliceflow.spark.bucket_processor import BucketCall, BucketProcessor, process_buckets
 from sliceflow.spark.bucket_state import PACKED_SCHEMA, pack_by_bucket
 from sliceflow.spark.columns import input_schema, quote, resolver
+from sliceflow.spark.deduplicate_first import streaming_first
 from sliceflow.spark.metrics import WindowMetrics
 from sliceflow.spark.session_settings import SessionSettings
 from sliceflow.spark.state_store import buckets_from_conf, check_state_store
@@ -55,7 +56,11 @@ class DedupMetrics(WindowMetrics):
     inserted), ``keys_loaded``, ``state_reads``, ``state_writes`` (per key: once per bundle
     with mini-batch, once per row without), ``inserts``, ``update_befores``,
     ``update_afters``, ``deletes``, ``bundles``, ``rows_late`` and ``keys_expired`` (streaming
-    with a watermark), ``buckets_touched``.
+    with a watermark), ``buckets_touched``. The append-only stream (``keep="first"`` in arrival
+    order) counts ``rows_in``, ``local_duplicates`` (rows dropped before the shuffle),
+    ``rows_stepped`` (rows that reached the buckets), ``keys_loaded``, ``state_reads`` (keys
+    looked up, once per key and micro-batch), ``state_writes`` (entries added or expired),
+    ``inserts``, ``rows_late``, ``keys_expired`` and ``buckets_touched``.
 
     Example:
         >>> metrics = DedupMetrics(spark)  # doctest: +SKIP
@@ -128,9 +133,14 @@ def deduplicate(
         raise ``spark.sql.shuffle.partitions`` for very large inputs). Stream: the changelog
         ``op`` then the row's columns (output mode append), except ``keep="first"`` in arrival
         order over an insert-only stream, which only ever emits the first row of each key and has no
-        ``op`` (like ``dropDuplicates``). With a watermark on the stream (``withWatermark``), a
-        key's state leaves once the watermark passes the time of its retained row (as
-        ``dropDuplicatesWithinWatermark``), and rows older than the watermark are dropped.
+        ``op`` (like ``dropDuplicates``); its state is one entry per key, not a row. With a
+        watermark on the stream (``withWatermark``) that plan follows
+        ``dropDuplicatesWithinWatermark`` exactly: a key's entry expires at its first row's time
+        plus the watermark delay and leaves at the end of the first micro-batch whose watermark
+        is at or past that (so a later row of the key is emitted again), and rows at or before
+        the previous micro-batch's watermark are dropped as late. The changelog plans drop rows
+        older than the watermark and let a key's retained row leave once the watermark passes
+        its time.
 
     Example:
         >>> latest = deduplicate(rows, by=["id"], keep="last", order_by="ts")  # doctest: +SKIP
@@ -185,10 +195,11 @@ def deduplicate(
     return source.repartition(*keys).mapInArrow(final_fn, spark_struct(dp.payload_schema))
 
 
-def _watermark_column(df: DataFrame) -> str | None:
+def _watermark(df: DataFrame) -> tuple[str, int] | None:
+    """The stream's watermark column and its delay in milliseconds, or None."""
     for f in df.schema.fields:
         if "spark.watermarkDelayMs" in (f.metadata or {}):
-            return f.name
+            return f.name, int(f.metadata["spark.watermarkDelayMs"])
     return None
 
 
@@ -267,7 +278,11 @@ def _streaming(
         mini_batch=mini_batch, bundle_rows=bundle_rows,
     )  # fmt: skip
     check_state_store(spark.conf, "deduplicate")
-    watermark_col = _watermark_column(df)
+    watermark = _watermark(df)
+    watermark_col = watermark[0] if watermark is not None else None
+    if not dp.changelog:
+        identity = dedup_identity(dp, buckets, watermark_col)
+        return streaming_first(df, dp, identity, buckets, watermark, task)
     bucket = F.pmod(F.hash(*[F.col(quote(k)) for k in dp.by]), F.lit(buckets)).cast("int")
     selected = df.select(bucket.alias("__bucket"), *[F.col(quote(n)) for n in schema.names])
     labels = bucket_labels(buckets)
