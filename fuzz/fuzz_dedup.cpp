@@ -15,7 +15,8 @@
 //    or accepts it, and then payload() gives the input back byte for byte;
 //  * else micro-batches of (nullable key, nullable time) rows at a rising watermark, the state
 //    carried through payload() and load() between them, against a model of
-//    dropDuplicatesWithinWatermark's rules (late rows, expiry after the rows).
+//    dropDuplicatesWithinWatermark's rules (late rows, expiry after the rows); the local
+//    reduction (candidates()) keeps every row the model emits.
 // Built by scripts/sanitize.sh with clang -fsanitize=fuzzer,address,undefined.
 #include <algorithm>
 #include <cstddef>
@@ -144,6 +145,7 @@ void fuzz_first_seen(Bytes& in, uint8_t flags) {
   std::optional<int64_t> previous;
   int64_t watermark = 0;
   std::string payload;
+  dd::FirstSeen reducer(1, timed, delay);
   const int batches = 1 + in.next() % 5;
   for (int b = 0; b < batches; ++b) {
     const size_t n = in.next() % 24;
@@ -191,6 +193,13 @@ void fuzz_first_seen(Bytes& in, uint8_t flags) {
     }
     if (kernel.emit_rows() != want) __builtin_trap();
     if (kernel.live_keys() != static_cast<int64_t>(entries.size())) __builtin_trap();
+    // The local reduction keeps every row the step emits (whatever the state and watermark).
+    reducer.clear_candidates();
+    const auto& kept = reducer.candidates(batch->schema, batch->array);
+    if (!std::is_sorted(kept.begin(), kept.end())) __builtin_trap();
+    for (const int64_t r : want) {
+      if (!std::binary_search(kept.begin(), kept.end(), r)) __builtin_trap();
+    }
     payload = kernel.payload();
   }
 }

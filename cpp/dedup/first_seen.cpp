@@ -245,12 +245,16 @@ void FirstSeen::step(const ArrowSchema& schema, const ArrowArray& rows, int64_t 
   }
 }
 
+void FirstSeen::clear_candidates() {
+  local_keys_.clear();
+  local_max_.clear();
+  candidates_.clear();
+}
+
 const std::vector<int64_t>& FirstSeen::candidates(const ArrowSchema& schema,
                                                   const ArrowArray& rows) {
   const ColumnView v(schema, rows);
   check_batch(v, "the batch");
-  local_keys_.clear();
-  local_max_.clear();
   candidates_.clear();
   std::vector<const ColumnView*> cols;
   for (int32_t k = 0; k < num_keys_; ++k) cols.push_back(&v.child(static_cast<size_t>(k)));

@@ -87,8 +87,11 @@ class FirstSeen {
   // a key's first row; with one, a key's rows whose time is above every earlier row's of the
   // key, up to and including its first row with a null time (a null time is never late): the
   // first row that is not late always is one of them, and so are the rows before it that the
-  // step counts as late. Uses its own table; the loaded state is left alone.
+  // step counts as late. The batches of one call after another are one sequence (a task's
+  // batches in arrival order: a key's rows are compared with its rows of earlier batches too)
+  // until clear_candidates(). Uses its own table; the loaded state is left alone.
   const std::vector<int64_t>& candidates(const ArrowSchema& schema, const ArrowArray& rows);
+  void clear_candidates();
 
   // The rows the last step emitted (ascending).
   const std::vector<int64_t>& emit_rows() const { return emit_rows_; }

@@ -113,7 +113,9 @@ class FirstSeenStep:
         """The local reduction before the shuffle: the rows of ``rows`` (all its columns) that
         can be emitted whatever the state and watermark, in their order (a key's first row;
         with a watermark also its later rows whose time is above every earlier one's, up to its
-        first null time). The loaded state is left alone.
+        first null time). Successive calls are one sequence: a key's rows are compared with its
+        rows of the earlier calls too (one task's batches in arrival order). The loaded state is
+        left alone.
 
         >>> import pyarrow as pa
         >>> from sliceflow.dedup_plan import build_plan

@@ -8,7 +8,7 @@ append-only, each key's first row once (``sliceflow.dedup_first``; the other pla
        every bucket) ─ groupBy(__bucket).transformWithStateInPandas(FirstSeenBucketProcessor:
        load the bucket's entries once, one kernel step, emit the first rows, store once)
 
-Before the shuffle each input batch is reduced to the rows that can be emitted whatever the
+Before the shuffle each task's input is reduced to the rows that can be emitted whatever the
 state (``FirstSeenStep.candidates``: a key's first row, and with a watermark its later rows
 whose time beats every earlier one's), as Flink's local-global deduplication: most duplicates
 never leave the task that read them.
