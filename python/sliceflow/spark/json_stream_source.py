@@ -47,7 +47,7 @@ from sliceflow.file_listing import FileEntry, list_files
 from sliceflow.filesystems import resolve, split_scheme
 from sliceflow.spark.source_options import parse_bytes, parse_time_ms, pop_option
 
-__all__ = ["JsonStreamReader", "StreamOptions", "list_stream_files"]
+__all__ = ["JsonStreamReader", "StreamOptions", "list_stream_files", "split_ranges"]
 
 #: Spark's default ``maxFileAge``.
 DEFAULT_MAX_FILE_AGE = "7d"
@@ -165,6 +165,26 @@ def _take(files: Sequence[FileEntry], limit: ReadLimit) -> list[FileEntry]:
     raise ValueError(f"sliceflow.json: the streaming source has no read limit {limit!r}")
 
 
+def split_ranges(
+    files: Sequence[tuple[str, int]], cores: int, split_bytes: int
+) -> list[list[tuple[int, int]]]:
+    """The byte ranges each of a micro-batch's ``files`` (path, size) is read in, one task each.
+
+    Spark's ``FilePartition.maxSplitBytes``: a batch spreads over the ``cores`` when its files
+    are few, but no split is smaller than the open cost (4 MiB) nor larger than
+    ``split_bytes``; a compressed file is one piece.
+
+    >>> split_ranges([("a.json", 20_000_000), ("b.json.gz", 6_000_000)], 2, 128 << 20)
+    [[(0, 13000000), (13000000, 20000000)], [(0, 6000000)]]
+    """
+    split = min(split_bytes, max(OPEN_COST_BYTES, -(-sum(size for _, size in files) // cores)))
+    out = []
+    for path, size in files:
+        step = split if is_splittable(path) else max(size, 1)
+        out.append([(a, min(a + step, size)) for a in range(0, max(size, 1), step)])
+    return out
+
+
 def _absolute(path: str) -> str:
     """A local path made absolute; a URI as it is."""
     return path if split_scheme(path)[0] not in ("", "file", "local") else os.path.abspath(path)
@@ -212,8 +232,10 @@ class JsonStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
                 )
         #: Hadoop settings (``fs.s3a.*`` ...) for the filesystems, as the batch source has them.
         self.settings: dict[str, str] = decoder.settings
-        #: The files there when ``Trigger.AvailableNow`` started; ``None`` otherwise.
-        self.available_now: frozenset[str] | None = None
+        #: The listing taken when ``Trigger.AvailableNow`` started (``None`` otherwise): as in
+        #: Spark's file stream source, every micro-batch of the run picks from it, and the
+        #: folder is listed once per run instead of once per micro-batch.
+        self.available_now: list[FileEntry] | None = None
 
     # -- offsets ----------------------------------------------------------------------------
 
@@ -228,7 +250,7 @@ class JsonStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         return ReadAllAvailable()
 
     def prepareForTriggerAvailableNow(self) -> None:
-        self.available_now = frozenset(f.path for f in self._list())
+        self.available_now = self._list()
 
     def _list(self) -> list[FileEntry]:
         return list_stream_files(
@@ -241,9 +263,7 @@ class JsonStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
     def latestOffset(self, start: dict[str, Any], limit: ReadLimit) -> dict[str, Any]:
         seen: dict[str, int] = dict(start["seen"])
         purged_before = int(start["purgedBefore"])
-        files = self._list()
-        if self.available_now is not None:
-            files = [f for f in files if f.path in self.available_now]
+        files = self._list() if self.available_now is None else self.available_now
         new = [
             f
             for f in files
@@ -277,17 +297,12 @@ class JsonStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
     def partitions(self, start: dict[str, Any], end: dict[str, Any]) -> Sequence[InputPartition]:
         if end["batch"] == start["batch"]:
             return []
-        sizes = [int(entry[1]) for entry in end["files"]]
-        # Spark's FilePartition.maxSplitBytes: a batch spreads over the cores when its files
-        # are few, but no split is smaller than the open cost.
-        split = min(self.decoder.split_bytes, max(OPEN_COST_BYTES, -(-sum(sizes) // self.cores)))
+        files = [(str(entry[0]), int(entry[1])) for entry in end["files"]]
+        ranges = split_ranges(files, self.cores, self.decoder.split_bytes)
         splits: list[InputPartition] = []
-        for entry, size in zip(end["files"], sizes, strict=True):
-            path = entry[0]
+        for entry, pieces in zip(end["files"], ranges, strict=True):
             values = tuple((str(k), str(v)) for k, v in entry[2]) if len(entry) > 2 else ()
-            step = split if is_splittable(path) else max(size, 1)  # compressed: one piece
-            for begin in range(0, max(size, 1), step):
-                splits.append(self.make_split(path, begin, min(begin + step, size), values))
+            splits.extend(self.make_split(entry[0], a, b, values) for a, b in pieces)
         return splits
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
