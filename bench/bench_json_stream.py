@@ -8,6 +8,16 @@ same ``local[2]`` session:
 * ``text + from_json`` -- ``spark.readStream.text`` + ``sliceflow.spark.from_json``;
 * ``readStream.json`` -- Spark's JSON file stream with the same schema.
 
+and two floors through the same trigger and sink, which only Spark's machinery costs:
+
+* ``Python stream source, 1 row (floor)`` -- a Python streaming data source whose
+  ``latestOffset`` advances by one per file and whose ``read`` yields one row: the fixed cost of
+  a micro-batch of any Python streaming source (offset and commit logs, planning, the planner
+  calls, a task and its Python worker);
+* ``Python stream source of decoded Arrow (floor)`` -- the same bids already decoded (Arrow IPC,
+  memory-mapped), cut into the splits the ``sliceflow.json`` source makes, handed to Spark as
+  its ``read`` hands them: the source with a decoder that takes no time.
+
 Rounds are interleaved (each query once per round, the order turning each round) so that a
 noisy neighbour slows all of them alike. The figure is the median ``triggerExecution`` time of
 the micro-batches, the first one of each run (query start-up) left out.
@@ -39,7 +49,100 @@ from spark_runs import (  # noqa: E402
 
 #: Targets of the streaming source's per-micro-batch time, as a share of each other query's.
 TARGETS = {"text + from_json": 0.6, "readStream.json": 0.5}
-QUERIES = ("sliceflow.json", "text + from_json", "readStream.json")
+ROW_FLOOR = "Python stream source, 1 row (floor)"
+ARROW_FLOOR = "Python stream source of decoded Arrow (floor)"
+QUERIES = ("sliceflow.json", "text + from_json", "readStream.json", ROW_FLOOR, ARROW_FLOOR)
+
+
+def register_floors(spark, folder: str, cache: str) -> None:
+    """Registers the two floor sources (see the module docstring) over the files of
+    ``folder``: ``bench_stream_one_row`` and ``bench_stream_decoded``. The decoded bids are
+    written to ``cache`` (one Arrow IPC file per split of the sliceflow.json source)."""
+    import pyarrow as pa
+    from pyspark.sql.datasource import DataSource, DataSourceStreamReader, InputPartition
+    from pyspark.sql.streaming.datasource import SupportsTriggerAvailableNow
+
+    import sliceflow.json as sj
+    from sliceflow.spark.json_stream_source import split_ranges
+    from sliceflow.testing import BID_DDL
+
+    os.makedirs(cache, exist_ok=True)
+    schema = sj.to_arrow_schema(BID_DDL)
+    decoded: list[list[str]] = []  # per file, its splits' IPC files
+    names = sorted(n for n in os.listdir(folder) if n.endswith(".json"))
+    for name in names:
+        path = os.path.join(folder, name)
+        pieces = []
+        ranges = split_ranges([(path, os.path.getsize(path))], 2, 128 << 20)[0]
+        for k, (start, end) in enumerate(ranges):
+            out = os.path.join(cache, f"{name}.{k}.arrow")
+            with pa.ipc.new_file(out, schema) as writer:
+                for batch in sj.iter_ndjson(path, BID_DDL, start=start, end=end):
+                    writer.write_batch(batch)
+            pieces.append(out)
+        decoded.append(pieces)
+    one_row = pa.schema([("i", pa.int64())])
+
+    class Piece(InputPartition):
+        def __init__(self, value: object) -> None:
+            self.value = value
+
+    class Reader(DataSourceStreamReader, SupportsTriggerAvailableNow):
+        """One micro-batch per file: offset n = n files read."""
+
+        def __init__(self, arrow: bool) -> None:
+            self.arrow = arrow
+
+        def initialOffset(self) -> dict:
+            return {"n": 0}
+
+        def prepareForTriggerAvailableNow(self) -> None:
+            pass
+
+        def latestOffset(self, start: dict, limit) -> dict:
+            return start if start["n"] >= len(decoded) else {"n": start["n"] + 1}
+
+        def partitions(self, start: dict, end: dict) -> list:
+            if not self.arrow:
+                return [Piece(end["n"])]
+            return [Piece(p) for n in range(start["n"], end["n"]) for p in decoded[n]]
+
+        def read(self, partition):
+            if not self.arrow:
+                yield pa.RecordBatch.from_pydict({"i": [partition.value]}, schema=one_row)
+                return
+            with pa.memory_map(partition.value) as source:
+                reader = pa.ipc.open_file(source)
+                for i in range(reader.num_record_batches):
+                    yield reader.get_batch(i)
+
+        def commit(self, end: dict) -> None:
+            pass
+
+    class OneRow(DataSource):
+        @classmethod
+        def name(cls) -> str:
+            return "bench_stream_one_row"
+
+        def schema(self) -> str:
+            return "i BIGINT"
+
+        def streamReader(self, schema) -> DataSourceStreamReader:
+            return Reader(arrow=False)
+
+    class Decoded(DataSource):
+        @classmethod
+        def name(cls) -> str:
+            return "bench_stream_decoded"
+
+        def schema(self) -> str:
+            return BID_DDL
+
+        def streamReader(self, schema) -> DataSourceStreamReader:
+            return Reader(arrow=True)
+
+    spark.dataSource.register(OneRow)
+    spark.dataSource.register(Decoded)
 
 
 def write_stream(folder: str, files: int, per_file: int) -> int:
@@ -68,6 +171,10 @@ def stream(spark, name: str, folder: str):
     from sliceflow.testing import BID_DDL
 
     reader = spark.readStream.option("maxFilesPerTrigger", 1)
+    if name == ROW_FLOOR:
+        return spark.readStream.format("bench_stream_one_row").load()
+    if name == ARROW_FLOOR:
+        return spark.readStream.format("bench_stream_decoded").load()
     if name == "sliceflow.json":
         return reader.format("sliceflow.json").schema(BID_DDL).load(folder)
     if name == "text + from_json":
@@ -104,16 +211,19 @@ def bench(files: int, per_file: int, rounds: int) -> tuple[str, bool]:
     with tempfile.TemporaryDirectory(prefix="bench-json-stream-") as work:
         folder = os.path.join(work, "bids")
         size = write_stream(folder, files, per_file)
-        # Warm-up: each query once on the first file (JIT, Python workers, imports).
+        # Warm-up: each file query once on two small files (JIT, Python workers, imports).
         warm = os.path.join(work, "warm")
         write_stream(warm, 2, min(per_file, 10_000))
-        run_round(spark, warm, work, list(QUERIES))
+        register_floors(spark, folder, os.path.join(work, "decoded"))
+        run_round(spark, warm, work, list(QUERIES[:4]))
         for r in range(rounds):
-            order = list(QUERIES[r % 3 :] + QUERIES[: r % 3])
+            k = r % len(QUERIES)
+            order = list(QUERIES[k:] + QUERIES[:k])
             result = run_round(spark, folder, work, order)
             for name, (ts, rows) in result.items():
-                if rows != files * per_file:
-                    raise SystemExit(f"{name} read {rows} rows, expected {files * per_file}")
+                expected = files if name == ROW_FLOOR else files * per_file
+                if rows != expected:
+                    raise SystemExit(f"{name} read {rows} rows, expected {expected}")
                 times[name].extend(ts)
                 per_round[name].append(median(ts))
             line = ", ".join(f"{n} {median(result[n][0]) * 1000:.0f} ms" for n in QUERIES)
@@ -142,6 +252,14 @@ def bench(files: int, per_file: int, rounds: int) -> tuple[str, bool]:
         )
         ok = ok and (target is None or ratio <= target)
         lines.append(f"| {name} | {med * 1000:.0f} | {rounds_ms} | {ratio:.2f}x{mark} |")
+    # A target below a floor cannot be met by any Python streaming source: say so.
+    lines.append("")
+    for floor in (ROW_FLOOR, ARROW_FLOOR):
+        shares = ", ".join(
+            f"{median(times[floor]) / median(times[name]):.2f}x {name} (target <= {target}x)"
+            for name, target in TARGETS.items()
+        )
+        lines.append(f"- {floor}: {shares}")
     return "\n".join(lines), ok
 
 
