@@ -99,6 +99,28 @@ def _positive(options: dict[str, str], name: str, parse: Any) -> int | None:
     return number
 
 
+def _number(
+    options: dict[str, str],
+    name: str,
+    kind: Callable[[str], Any],
+    low: float,
+    high: float | None,
+    default: Any,
+) -> Any:
+    """An option that must be a number of type ``kind`` in [low, high]; ``default`` if absent."""
+    value = pop_option(options, name)
+    if value is None:
+        return default
+    try:
+        number = kind(value.strip())
+    except ValueError:
+        number = None
+    if number is None or number < low or (high is not None and number > high):
+        bound = f"between {low} and {high}" if high is not None else f"at least {low}"
+        raise ValueError(f"sliceflow.json: option {name!r} must be a number {bound}, got {value!r}")
+    return number
+
+
 @dataclass(frozen=True)
 class StreamOptions:
     """The file stream source's options, as Spark's ``FileStreamOptions`` reads them."""
@@ -110,6 +132,8 @@ class StreamOptions:
     max_file_age_ms: int = 7 * 24 * 3600 * 1000
     clean_source: str = "off"
     archive_dir: str | None = None
+    max_cached_files: int = 10_000
+    discard_cached_input_ratio: float = 0.2
 
     @classmethod
     def pop(cls, options: dict[str, str]) -> StreamOptions:
@@ -135,8 +159,11 @@ class StreamOptions:
             raise ValueError(
                 "sliceflow.json: cleanSource=archive needs the option 'sourceArchiveDir'"
             )
-        pop_option(options, "maxCachedFiles")  # Spark's listing cache: every trigger lists here
         return cls(
+            max_cached_files=_number(options, "maxCachedFiles", int, 0, None, 10_000),
+            discard_cached_input_ratio=_number(
+                options, "discardCachedInputRatio", float, 0.0, 1.0, 0.2
+            ),
             max_files=max_files,
             max_bytes=max_bytes,
             latest_first=_flag(options, "latestFirst"),
@@ -236,6 +263,11 @@ class JsonStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         #: Spark's file stream source, every micro-batch of the run picks from it, and the
         #: folder is listed once per run instead of once per micro-batch.
         self.available_now: list[FileEntry] | None = None
+        #: Spark's unread-files cache: with ``maxFilesPerTrigger`` (and neither ``latestFirst``
+        #: nor ``Trigger.AvailableNow``), the new files a listing found beyond a micro-batch's
+        #: (at most ``maxCachedFiles``) serve the next micro-batches without listing again,
+        #: until fewer than ``discardCachedInputRatio`` x ``maxFilesPerTrigger`` are left.
+        self.unread: list[FileEntry] = []
 
     # -- offsets ----------------------------------------------------------------------------
 
@@ -263,7 +295,12 @@ class JsonStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
     def latestOffset(self, start: dict[str, Any], limit: ReadLimit) -> dict[str, Any]:
         seen: dict[str, int] = dict(start["seen"])
         purged_before = int(start["purgedBefore"])
-        files = self._list() if self.available_now is None else self.available_now
+        if self.available_now is not None:
+            files = self.available_now
+        elif self.unread:
+            files, self.unread = self.unread, []
+        else:
+            files = self._list()
         new = [
             f
             for f in files
@@ -273,6 +310,14 @@ class JsonStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         # ties so that every listing gives the same order.
         new.sort(key=lambda f: (f.modification_time_ms, f.path), reverse=self.stream.latest_first)
         batch = _take(new, limit)
+        if (
+            isinstance(limit, ReadMaxFiles)
+            and not self.stream.latest_first
+            and self.available_now is None
+        ):
+            rest = new[len(batch) :]
+            if len(rest) >= limit.max_files * self.stream.discard_cached_input_ratio:
+                self.unread = rest[: self.stream.max_cached_files]
         if not batch:
             return start
         for f in batch:
