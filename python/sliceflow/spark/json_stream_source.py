@@ -10,7 +10,9 @@ per micro-batch (one file at least), every file read once (by full path, or by n
 ``fileNameOnly``), files older than ``maxFileAge`` before the newest one seen ignored after the
 first batch, and ``cleanSource`` (``archive`` to ``sourceArchiveDir`` / ``delete``) applied to a
 micro-batch's files once Spark has committed it. ``Trigger.AvailableNow`` reads the files there at
-the start and stops. Each file is decoded by the batch source's reader (``JsonDataSourceReader``,
+the start (listed once) and stops; with ``maxFilesPerTrigger``, the new files a listing found
+beyond a micro-batch serve the next ones without listing again (Spark's ``maxCachedFiles`` and
+``discardCachedInputRatio``; not with ``latestFirst``). Each file is decoded by the batch source's reader (``JsonDataSourceReader``,
 handed over by ``JsonDataSource.streamReader``), so the JSON options, schema and results are the
 batch source's.
 
