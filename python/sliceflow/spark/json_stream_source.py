@@ -12,9 +12,9 @@ first batch, and ``cleanSource`` (``archive`` to ``sourceArchiveDir`` / ``delete
 micro-batch's files once Spark has committed it. ``Trigger.AvailableNow`` reads the files there at
 the start (listed once) and stops; with ``maxFilesPerTrigger``, the new files a listing found
 beyond a micro-batch serve the next ones without listing again (Spark's ``maxCachedFiles`` and
-``discardCachedInputRatio``; not with ``latestFirst``). Each file is decoded by the batch source's reader (``JsonDataSourceReader``,
-handed over by ``JsonDataSource.streamReader``), so the JSON options, schema and results are the
-batch source's.
+``discardCachedInputRatio``; not with ``latestFirst``). Each file is decoded by the batch
+source's reader (``JsonDataSourceReader``, handed over by ``JsonDataSource.streamReader``), so
+the JSON options, schema and results are the batch source's.
 
 Offsets (in the query's checkpoint, JSON): ``{"batch": n, "files": [[path, size, partition
 values], ...], "seen": {key: mtime_ms, ...}, "purgedBefore": ms}``. ``files`` are the
