@@ -13,7 +13,10 @@ Spark DataFrame, batch and streaming.
 
 A streaming input whose ``by`` holds ``window_start`` and ``window_end`` is taken as the output
 of a streaming ``window_agg``, which emits each window once, complete, in one micro-batch: its
-Top-N is computed per micro-batch with no state (Flink's Window Top-N), append mode.
+Top-N is computed per micro-batch with no state (Flink's Window Top-N), append mode. On the
+``window_agg`` DataFrame as returned, the local phase runs inside window_agg's stateful step
+(``window_outputs``): only each bucket call's top n per window leaves it, then one small shuffle
+and the final phase (one task when ``by`` is the window bounds alone).
 Every per-row step is in the C++ kernel (``sliceflow._core.topn``); the payload stays Arrow.
 """
 
@@ -36,6 +39,7 @@ from sliceflow.spark.session_settings import SessionSettings
 from sliceflow.spark.state_store import buckets_from_conf, check_state_store
 from sliceflow.spark.tasks import TaskContext
 from sliceflow.spark.topn_streaming import streaming
+from sliceflow.spark.window_outputs import with_emit_step
 from sliceflow.spark_types import spark_struct
 from sliceflow.topn import Ranking, encode_rows
 from sliceflow.topn_plan import (
@@ -196,15 +200,27 @@ def topn(
         pack_fn.__name__ = "topn_encode"
         packed = selected.mapInArrow(pack_fn, spark_struct(PACKED_SCHEMA))
         return streaming(tp, packed, output, task)
+    one_task = False
     if not tp.retract:
         # Local phase: each input partition's own top n per key first (the top n of a union is
         # the top n of its parts' top n), so only those rows are shuffled.
-        local = TaskContext(settings.memory_limits, None)
-        selected = selected.mapInArrow(_final_fn(tp, local, with_rank=False), selected.schema)
+        local = _final_fn(tp, TaskContext(settings.memory_limits, None), with_rank=False)
+        fused = with_emit_step(df, local) if window else None
+        if fused is not None:
+            # A window_agg output as returned: the local phase runs inside window_agg's
+            # stateful step on each call's fired windows, so only each call's top n per window
+            # leaves it. By the window bounds alone that is at most n rows per window per
+            # bucket call: one task does the final phase.
+            selected = fused.select(*[F.col(quote(name)) for name in tp.input_schema.names])
+            if set(tp.by) <= set(WINDOW_COLUMNS):
+                one_task = True
+        else:
+            selected = selected.mapInArrow(local, selected.schema)
+    by_cols = [F.col(quote(c)) for c in tp.by]
     partitioned = (
-        selected.repartition(*[F.col(quote(c)) for c in tp.by])
-        if tp.by
-        else selected.repartition(1)
+        selected.repartition(1, *by_cols)
+        if one_task or not by_cols
+        else selected.repartition(*by_cols)
     )
     return partitioned.mapInArrow(_final_fn(tp, task), output)
 

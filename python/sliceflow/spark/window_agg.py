@@ -25,13 +25,14 @@ from pyspark.sql import types as T
 from sliceflow.aggregates import AggSpec, agg_specs
 from sliceflow.incremental import keep_changed
 from sliceflow.kernels import conform
-from sliceflow.spark import window_streaming
+from sliceflow.spark import window_outputs, window_streaming
 from sliceflow.spark.bucket_labels import check_buckets
 from sliceflow.spark.columns import input_schema, quote, resolver
 from sliceflow.spark.metrics import WindowMetrics
 from sliceflow.spark.session_settings import SessionSettings
 from sliceflow.spark.state_store import buckets_from_conf, check_state_store
 from sliceflow.spark.tasks import TaskContext
+from sliceflow.spark.window_outputs import EmitStep
 from sliceflow.spark_types import spark_struct
 from sliceflow.window_phases import global_phase, local_phase
 from sliceflow.window_plan import DEFAULT_BUNDLE_BYTES, DEFAULT_BUNDLE_ROWS, build_plan
@@ -143,15 +144,22 @@ def window_agg(
         if buckets is None:
             buckets = default_buckets(spark)
         check_buckets(buckets)
-        return window_streaming.streaming(
-            df,
-            wp,
-            by_list,
-            output_struct,
-            emit=emit,
-            buckets=buckets,
-            task=task,
-        )
+        stream = df
+        n_buckets = buckets
+
+        def rebuild(step: EmitStep | None) -> DataFrame:
+            return window_streaming.streaming(
+                stream,
+                wp,
+                by_list,
+                output_struct,
+                emit=emit,
+                buckets=n_buckets,
+                task=task,
+                emit_step=step,
+            )
+
+        return window_outputs.remember(rebuild(None), rebuild)
 
     def local_fn(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         inputs = (conform(b, wp.input_schema) for b in batches)

@@ -41,6 +41,7 @@ from sliceflow.spark.bucket_processor import BucketCall, BucketProcessor, proces
 from sliceflow.spark.bucket_state import PACKED_SCHEMA, pack_by_bucket
 from sliceflow.spark.columns import quote
 from sliceflow.spark.tasks import TaskContext
+from sliceflow.spark.window_outputs import EmitStep
 from sliceflow.spark_types import spark_struct
 from sliceflow.state_format import window_identity
 from sliceflow.window_plan import WindowPlan
@@ -106,10 +107,12 @@ class WindowBucketProcessor(BucketProcessor):
         emit: str,
         buckets: int,
         task: TaskContext,
+        emit_step: EmitStep | None = None,
     ) -> None:
         super().__init__(window_identity(wp, emit, buckets), wp.input_schema, task)
         self._wp = wp
         self._emit = emit
+        self._emit_step = emit_step
 
     def advance(self, call: BucketCall) -> Iterator[pa.RecordBatch]:
         watermark_ms = call.watermark_ms
@@ -136,7 +139,8 @@ class WindowBucketProcessor(BucketProcessor):
             if previous is not None and not call.expired:
                 self.handle.deleteTimer(previous + 1)
             self.handle.registerTimer(state.watermark_ms + 1)
-        yield from out.to_batches()
+        fired = iter(out.to_batches())
+        yield from fired if self._emit_step is None else self._emit_step(fired)
 
 
 def streaming(
@@ -148,8 +152,10 @@ def streaming(
     emit: str,
     buckets: int,
     task: TaskContext,
+    emit_step: EmitStep | None = None,
 ) -> DataFrame:
-    """The streaming plan of ``window_agg`` (``df`` is checked and planned already)."""
+    """The streaming plan of ``window_agg`` (``df`` is checked and planned already); with
+    ``emit_step``, each bucket call's fired windows go through it (``window_outputs``)."""
     bucket = F.pmod(F.hash(*[F.col(quote(k)) for k in by]), F.lit(buckets)) if by else F.lit(0)
     columns = [F.col(quote(name)) for name in wp.input_schema.names]
     selected = df.select(bucket.cast("int").alias("__bucket"), *columns)
@@ -161,5 +167,5 @@ def streaming(
 
     pack_fn.__name__ = "window_agg_pack"
     packed = selected.mapInArrow(pack_fn, spark_struct(PACKED_SCHEMA))
-    processor = WindowBucketProcessor(wp, emit, buckets, task)
+    processor = WindowBucketProcessor(wp, emit, buckets, task, emit_step)
     return process_buckets(packed, processor, output)
