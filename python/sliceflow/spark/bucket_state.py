@@ -16,7 +16,9 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-__all__ = ["PACKED_SCHEMA", "pack_by_bucket", "to_pandas", "unpack"]
+from sliceflow.kernels import conform
+
+__all__ = ["PACKED_SCHEMA", "pack_by_bucket", "pack_rows", "to_pandas", "unpack"]
 
 
 def to_pandas(batch: pa.RecordBatch) -> pd.DataFrame:
@@ -64,6 +66,30 @@ def pack_by_bucket(buckets: np.ndarray, rows: pa.RecordBatch, labels: np.ndarray
         [pa.array(labels[ids], pa.int32()), pa.array(payloads, pa.binary())],
         schema=PACKED_SCHEMA,
     )
+
+
+def pack_rows(
+    batches: Iterator[pa.RecordBatch],
+    labels: np.ndarray,
+    schema: pa.Schema,
+    *,
+    wake_all: bool,
+) -> Iterator[pa.RecordBatch]:
+    """A packing step: input batches (``__bucket``, then ``schema``'s columns) → for each, one
+    row per bucket with its label (``labels[bucket]``, see ``bucket_labels``) and its rows (as
+    ``schema``) as an IPC message (:func:`pack_by_bucket`). With ``wake_all``, at the end an
+    empty message for every bucket, so that every bucket runs in every micro-batch with data."""
+    for batch in batches:
+        if batch.num_rows == 0:
+            continue
+        rows = conform(batch.drop_columns([batch.schema.names[0]]), schema)
+        buckets_of_rows = batch.column(0).to_numpy(zero_copy_only=False)
+        yield pack_by_bucket(buckets_of_rows, rows, labels)
+    if wake_all:
+        yield pa.RecordBatch.from_arrays(
+            [pa.array(labels, pa.int32()), pa.array([b""] * len(labels), pa.binary())],
+            schema=PACKED_SCHEMA,
+        )
 
 
 def unpack(frame: pd.DataFrame, schema: pa.Schema, operator: str) -> Iterator[pa.RecordBatch]:

@@ -30,7 +30,7 @@ from sliceflow.dedup_plan import DEFAULT_BUCKETS, DEFAULT_BUNDLE_ROWS, DedupPlan
 from sliceflow.kernels import conform
 from sliceflow.spark.bucket_labels import bucket_labels, check_buckets
 from sliceflow.spark.bucket_processor import BucketCall, BucketProcessor, process_buckets
-from sliceflow.spark.bucket_state import PACKED_SCHEMA, pack_by_bucket
+from sliceflow.spark.bucket_state import PACKED_SCHEMA, pack_rows
 from sliceflow.spark.columns import input_schema, quote, resolver
 from sliceflow.spark.deduplicate_first import streaming_first
 from sliceflow.spark.metrics import WindowMetrics
@@ -288,11 +288,7 @@ def _streaming(
     labels = bucket_labels(buckets)
 
     def pack_fn(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        for batch in batches:
-            if batch.num_rows == 0:
-                continue
-            rows = conform(batch.drop_columns(["__bucket"]), schema)
-            yield pack_by_bucket(batch.column(0).to_numpy(zero_copy_only=False), rows, labels)
+        return pack_rows(batches, labels, schema, wake_all=False)
 
     pack_fn.__name__ = "deduplicate_pack"
     packed = selected.mapInArrow(pack_fn, spark_struct(PACKED_SCHEMA))

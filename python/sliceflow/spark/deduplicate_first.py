@@ -37,10 +37,9 @@ from sliceflow.dedup_plan import DedupPlan
 from sliceflow.kernels import conform
 from sliceflow.spark.bucket_labels import bucket_labels
 from sliceflow.spark.bucket_processor import BucketCall, BucketProcessor, process_buckets
-from sliceflow.spark.bucket_state import PACKED_SCHEMA, pack_by_bucket
+from sliceflow.spark.bucket_state import PACKED_SCHEMA, pack_rows
 from sliceflow.spark.columns import quote
 from sliceflow.spark.tasks import TaskContext
-from sliceflow.spark.window_streaming import pack_rows
 from sliceflow.spark_types import spark_struct
 from sliceflow.state_format import Identity
 
@@ -143,12 +142,8 @@ def streaming_first(
         task.report(stats)
 
     def pack_fn(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        if watermark is not None:  # every bucket runs in every micro-batch with data
-            yield from pack_rows(reduced(batches), labels, schema)
-            return
-        for batch in reduced(batches):
-            rows = batch.drop_columns(["__bucket"])
-            yield pack_by_bucket(batch.column(0).to_numpy(zero_copy_only=False), rows, labels)
+        # with a watermark, every bucket runs in every micro-batch with data
+        return pack_rows(reduced(batches), labels, schema, wake_all=watermark is not None)
 
     pack_fn.__name__ = "deduplicate_pack"
     packed = selected.mapInArrow(pack_fn, spark_struct(PACKED_SCHEMA))

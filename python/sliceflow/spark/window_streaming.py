@@ -29,16 +29,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-import numpy as np
 import pyarrow as pa
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-from sliceflow.kernels import conform
 from sliceflow.spark.bucket_labels import bucket_labels
 from sliceflow.spark.bucket_processor import BucketCall, BucketProcessor, process_buckets
-from sliceflow.spark.bucket_state import PACKED_SCHEMA, pack_by_bucket
+from sliceflow.spark.bucket_state import PACKED_SCHEMA, pack_rows
 from sliceflow.spark.columns import quote
 from sliceflow.spark.tasks import TaskContext
 from sliceflow.spark.window_outputs import EmitStep
@@ -59,7 +57,6 @@ __all__ = [
     "DEFAULT_BUCKETS",
     "STATE_NAME",
     "WindowBucketProcessor",
-    "pack_rows",
     "streaming",
 ]
 
@@ -73,25 +70,6 @@ DEFAULT_BUCKETS = 16
 #: carried rows (read only when the bucket has work).
 STATE_NAME = "sliceflow_window_bucket"
 DATA_STATE_NAME = "sliceflow_window_bucket_rows"
-
-
-def pack_rows(
-    batches: Iterator[pa.RecordBatch], labels: np.ndarray, schema: pa.Schema
-) -> Iterator[pa.RecordBatch]:
-    """Input batches (``__bucket``, then ``schema``'s columns) → one row per bucket and batch
-    with the bucket's label (``labels[bucket]``, see ``bucket_labels``) and its rows (as
-    ``schema``) as an IPC message; at the end, an empty message for every bucket, so that every
-    bucket runs in every micro-batch that has data."""
-    for batch in batches:
-        if batch.num_rows == 0:
-            continue
-        rows = conform(batch.drop_columns([batch.schema.names[0]]), schema)
-        buckets_of_rows = batch.column(0).to_numpy(zero_copy_only=False)
-        yield pack_by_bucket(buckets_of_rows, rows, labels)
-    yield pa.RecordBatch.from_arrays(
-        [pa.array(labels, pa.int32()), pa.array([b""] * len(labels), pa.binary())],
-        schema=PACKED_SCHEMA,
-    )
 
 
 class WindowBucketProcessor(BucketProcessor):
@@ -163,7 +141,7 @@ def streaming(
     labels = bucket_labels(buckets)
 
     def pack_fn(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        return pack_rows(batches, labels, wp.input_schema)
+        return pack_rows(batches, labels, wp.input_schema, wake_all=True)
 
     pack_fn.__name__ = "window_agg_pack"
     packed = selected.mapInArrow(pack_fn, spark_struct(PACKED_SCHEMA))
