@@ -379,8 +379,7 @@ def profile_steps(
     and why not (these are sliceflow internals: a version without them is skipped)."""
     try:
         from sliceflow.spark.bucket_labels import bucket_labels
-        from sliceflow.spark.bucket_state import to_pandas
-        from sliceflow.spark.window_streaming import pack_rows
+        from sliceflow.spark.bucket_state import pack_rows, to_pandas
         from sliceflow.state_format import open_value, seal, window_identity
         from sliceflow.window_plan import build_plan
         from sliceflow.window_state import advance, fold, from_sections, rows_sections
@@ -402,7 +401,12 @@ def profile_steps(
         with_bucket = table.add_column(0, "__bucket", bucket)
         t0 = time.perf_counter()
         packed = list(
-            pack_rows(iter(with_bucket.to_batches(arrow_batch)), bucket_labels(buckets), schema)
+            pack_rows(
+                iter(with_bucket.to_batches(arrow_batch)),
+                bucket_labels(buckets),
+                schema,
+                wake_all=True,
+            )
         )
         spent["pack"] += time.perf_counter() - t0
         per_bucket: dict[int, list[bytes]] = {}
