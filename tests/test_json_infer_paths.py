@@ -87,6 +87,26 @@ def test_homogeneous_lines_take_the_simdjson_path():
     assert padded.schema_json() == inference.schema_json()
 
 
+@pytest.mark.parametrize(
+    ("docs", "fails"),
+    [
+        # A STRING field still types its value (java.math.BigDecimal of the number's text):
+        # a negative scale fails the query, as in Spark.
+        (['{"c": false}', '{"c": []}', '{"c": [3.602879701896395e+16]}'], True),
+        (['{"c": "x"}', '{"c": {"d": [1, {"e": 1e20}]}}'], True),
+        (['{"c": "x"}', '{"c": 1.5e3}'], True),  # 15E+2: scale -2
+        (['{"c": "x"}', '{"c": [1.25, 2, {"d": 1.5e1}]}'], False),  # 15: scale 0
+    ],
+)
+def test_string_fields_type_their_values_with_prefers_decimal(docs, fails):
+    fast = _outcome(_lines(docs), options={"prefersDecimal": "true"})
+    assert fast == _outcome(_lines(docs, _READER_ONLY), options={"prefersDecimal": "true"})
+    if fails:
+        assert isinstance(fast, str) and "NEGATIVE_SCALE_DISALLOWED" in fast
+    else:
+        assert fast["fields"] == [{"name": "c", "type": "string", "nullable": True, "metadata": {}}]
+
+
 @settings(max_examples=100, deadline=None)
 @given(st.lists(_records, min_size=1, max_size=12), st.sampled_from(_OPTION_SETS))
 def test_simdjson_path_equals_reader_path_on_generated_records(records, options):

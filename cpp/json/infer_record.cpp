@@ -188,7 +188,12 @@ bool RecordInference::fits(const InferredType& acc, simdjson::dom::element e, si
   using simdjson::dom::element_type;
   const element_type et = e.type();
   if (et == element_type::NULL_VALUE) return true;
-  if (acc.kind == InferredKind::String) return true;  // STRING absorbs every type
+  if (acc.kind == InferredKind::String) {
+    // STRING absorbs every type, but Spark still types the whole value first: with
+    // prefersDecimal a fractional number may fail the query (a negative scale), so such a
+    // value goes to the path that types it.
+    return !options_.prefers_decimal || options_.primitives_as_string || !has_double(e);
+  }
   if (et == element_type::OBJECT) {
     if (acc.kind != InferredKind::Struct || depth + 1 >= seen_.size()) return false;
     std::vector<uint8_t>& seen = seen_[depth];
@@ -224,6 +229,26 @@ bool RecordInference::fits(const InferredType& acc, simdjson::dom::element e, si
   Scalar rec;
   if (!scalar_of(e, rec)) return false;
   return fits_scalar(acc, rec);
+}
+
+bool RecordInference::has_double(simdjson::dom::element e) {
+  using simdjson::dom::element_type;
+  switch (e.type()) {
+    case element_type::DOUBLE:
+      return true;
+    case element_type::ARRAY:
+      for (auto item : array_of(e)) {
+        if (has_double(item)) return true;
+      }
+      return false;
+    case element_type::OBJECT:
+      for (auto field : object_of(e)) {
+        if (has_double(field.value)) return true;
+      }
+      return false;
+    default:
+      return false;
+  }
 }
 
 bool RecordInference::scalar_of(simdjson::dom::element e, Scalar& out) const {

@@ -47,6 +47,8 @@ class RecordInference {
   };
   bool fits(const InferredType& acc, simdjson::dom::element e, size_t depth);
   static bool fits_scalar(const InferredType& acc, const Scalar& rec);
+  // Whether a value holds a fractional number at any depth.
+  static bool has_double(simdjson::dom::element e);
   // The type of a DOM value that is not an array or object; false when only the Reader can
   // tell (prefersDecimal floats, -0).
   bool scalar_of(simdjson::dom::element e, Scalar& out) const;
