@@ -124,7 +124,7 @@ def test_bad_op_value_names_the_column():
     [
         ({"keep": "latest"}, r"keep must be 'first' or 'last', not 'latest'"),
         ({"order_by": "nope"}, r"order_by column 'nope' is not a column of the input"),
-        ({"order_by": "m"}, r"order_by column 'm' has type MAP<STRING, INT>.*cannot order by"),
+        ({"order_by": "m"}, r"order_by column 'm' has type MAP<STRING, INT>.*cannot be ordered"),
         ({"op_col": "t"}, r"op column 't' must be a STRING column"),
         ({"bundle_rows": 0}, r"bundle_rows must be a positive int"),
     ],
@@ -138,3 +138,38 @@ def test_plan_errors_name_the_argument(kwargs, message):
 def test_missing_key_column_is_named():
     with pytest.raises(ValueError, match=r"by column 'id' is not a column"):
         build_plan(SCHEMA, ["id"])
+
+
+@pytest.mark.parametrize("keep", ["first", "last"])
+def test_orders_by_binary_in_unsigned_byte_order(keep):
+    """BINARY orders as Spark orders it (unsigned bytes, a prefix first), as in ``topn``."""
+    schema = pa.schema([("k", pa.int64()), ("b", pa.binary())])
+    rng = random.Random(3)
+    values = [None, b"", b"\x00", b"\x00\x01", b"\x7f", b"\x80", b"\xff", b"a", b"ab"]
+    batches = [
+        [{"k": rng.randrange(3), "b": rng.choice(values)} for _ in range(rng.randrange(1, 30))]
+        for _ in range(4)
+    ]
+    dp = build_plan(schema, ["k"], keep=keep, order_by="b", bundle_rows=7)
+    model = DedupModel(["k"], keep=keep, order_by="b", op_col=None, mini_batch=True, bundle_rows=7)
+    want = [c for rows in batches for c in model.micro_batch(rows)]
+    assert run_kernel(dp, batches, schema) == want
+    assert any(op == "-U" for op, _ in want)  # the order changed the kept row at least once
+
+
+@pytest.mark.parametrize(
+    ("column", "message"),
+    [
+        (pa.field("u", pa.uint32()), r"'u' has type .*: Spark has no unsigned integers"),
+        (pa.field("a", pa.list_(pa.int32())), r"'a' has type ARRAY<INT>: ordering by ARRAY"),
+        (pa.field("ms", pa.timestamp("ms")), r"'ms' has type .*: timestamps must be in micro"),
+    ],
+)
+def test_order_types_refused_as_topn_refuses_them(column, message):
+    from sliceflow.topn_plan import build_plan as topn_plan
+
+    schema = SCHEMA.append(column)
+    with pytest.raises(ValueError, match="order_by column " + message):
+        build_plan(schema, ["k"], order_by=column.name)
+    with pytest.raises(ValueError, match="order_by column " + message):
+        topn_plan(schema, 1, ["k"], [column.name])

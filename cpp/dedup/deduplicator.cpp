@@ -7,6 +7,7 @@
 
 #include "agg/key_codec.h"
 #include "arrow/byte_buffer.h"
+#include "order/sort_key.h"
 
 namespace sliceflow::dedup {
 namespace {
@@ -33,16 +34,6 @@ int compare_double(double a, double b) {
   const bool nb = b != b;
   if (na || nb) return na == nb ? 0 : (na ? 1 : -1);
   return three_way(a, b);
-}
-
-void check_order_layout(const ColumnView& c) {
-  switch (c.layout()) {
-    case Layout::List:
-    case Layout::Struct:
-      mismatch("the order column '" + c.name() + "' cannot be ordered");
-    default:
-      return;
-  }
 }
 
 }  // namespace
@@ -235,7 +226,7 @@ void Deduplicator::step(const ArrowSchema& state_schema, const ArrowArray& state
     const auto oc = static_cast<size_t>(plan_.order_column());
     state_side_.order = &st.child(oc);
     rows_side_.order = &in.child(oc);
-    check_order_layout(*rows_side_.order);
+    order::check_orderable(*rows_side_.order);
     if (state_side_.order->layout() != rows_side_.order->layout()) {
       mismatch("the order column of the state and of the rows differ in type");
     }

@@ -27,10 +27,10 @@ from sliceflow.agg_plan import (
     check_key_type,
     column_index,
     grouping_columns,
-    is_us_timestamp,
     op_column_index,
     positive_int,
 )
+from sliceflow.order_types import check_orderable
 from sliceflow.spark_types import spark_type_name
 
 __all__ = ["DEFAULT_BUCKETS", "DEFAULT_BUNDLE_ROWS", "DedupPlan", "build_plan"]
@@ -71,24 +71,6 @@ class DedupPlan:
         if self.op_col is not None:
             names += self.payload_schema.names
         return names
-
-
-def _check_order_type(name: str, t: pa.DataType) -> None:
-    orderable = (
-        pa.types.is_boolean(t)
-        or pa.types.is_integer(t)
-        or pa.types.is_floating(t)
-        or pa.types.is_decimal128(t)
-        or pa.types.is_string(t)
-        or pa.types.is_large_string(t)
-        or pa.types.is_date32(t)
-        or is_us_timestamp(t)
-    )
-    if not orderable:
-        raise ValueError(
-            f"order_by column {name!r} has type {spark_type_name(t)}, which deduplicate cannot "
-            "order by: use a BOOLEAN, number, DECIMAL, STRING, DATE or TIMESTAMP column"
-        )
 
 
 def build_plan(
@@ -133,7 +115,7 @@ def build_plan(
                 f"order_by must be one column name (a str) or None, not {type(order_by).__name__}"
             )
         i = column_index(schema, order_by, "order_by column")
-        _check_order_type(order_by, schema.field(i).type)
+        check_orderable(order_by, schema.field(i).type)
     payload = schema
     if arrival_col is not None:
         payload = payload.remove(column_index(payload, arrival_col, "arrival column"))

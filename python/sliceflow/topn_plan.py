@@ -25,6 +25,7 @@ from typing import Any
 import pyarrow as pa
 
 from sliceflow.agg_plan import check_key_type, column_index, grouping_columns, positive_int
+from sliceflow.order_types import check_orderable
 from sliceflow.spark_types import spark_type_name
 
 __all__ = [
@@ -99,31 +100,6 @@ class TopNPlan:
         return self.op_col is not None
 
 
-def _check_orderable(name: str, t: pa.DataType) -> None:
-    if pa.types.is_map(t):
-        why = "a MAP cannot be ordered (Spark refuses it too)"
-    elif pa.types.is_nested(t):
-        why = "ordering by ARRAY or STRUCT columns is not supported; order by atomic columns"
-    elif pa.types.is_timestamp(t) and t.unit != "us":
-        why = "timestamps must be in microseconds (Spark's TIMESTAMP); cast it to timestamp[us]"
-    elif pa.types.is_null(t) or not (
-        pa.types.is_boolean(t)
-        or pa.types.is_signed_integer(t)
-        or pa.types.is_floating(t)
-        or pa.types.is_decimal128(t)
-        or pa.types.is_string(t)
-        or pa.types.is_large_string(t)
-        or pa.types.is_binary(t)
-        or pa.types.is_large_binary(t)
-        or pa.types.is_date32(t)
-        or pa.types.is_timestamp(t)
-    ):
-        why = "it cannot be ordered"
-    else:
-        return
-    raise ValueError(f"order_by column {name!r} has type {spark_type_name(t)}: {why}")
-
-
 def build_plan(
     schema: pa.Schema,
     n: int,
@@ -172,7 +148,7 @@ def build_plan(
         t = schema.field(column_index(schema, o.column, "order_by column")).type
         if o.column == op_col:
             raise ValueError(f"order_by column {o.column!r} is the op column")
-        _check_orderable(o.column, t)
+        check_orderable(o.column, t)
     payload = pa.schema([f for f in schema if f.name != op_col])
     if "rank" in payload.names and with_rank:
         raise ValueError("the input already has a column 'rank'; rename it or pass with_rank=False")
