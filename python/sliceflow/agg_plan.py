@@ -27,6 +27,7 @@ __all__ = [
     "column_index",
     "core_schema",
     "grouping_columns",
+    "is_comparable",
     "is_us_timestamp",
     "kernel_input_schema",
     "key_columns",
@@ -98,7 +99,7 @@ def _is_string(t: pa.DataType) -> bool:
     return bool(pa.types.is_string(t) or pa.types.is_large_string(t))
 
 
-def _is_comparable(t: pa.DataType) -> bool:
+def is_comparable(t: pa.DataType) -> bool:
     """Types min/max/first_value/last_value/count_distinct take (and grouping keys)."""
     return (
         t == pa.bool_()
@@ -113,7 +114,7 @@ def _is_comparable(t: pa.DataType) -> bool:
 
 def check_key_type(name: str, t: pa.DataType) -> None:
     """Raises ``ValueError`` naming grouping column ``name`` unless its type ``t`` can be a key."""
-    if _is_comparable(t):
+    if is_comparable(t):
         return
     if pa.types.is_binary(t) or pa.types.is_large_binary(t) or pa.types.is_fixed_size_binary(t):
         why = "BINARY grouping keys are not supported"
@@ -136,7 +137,7 @@ def _check_arg_type(agg: AggSpec, t: pa.DataType) -> None:
     if pa.types.is_timestamp(t) and t.unit != "us":
         raise ValueError(f"{where}; timestamps must be in microseconds: cast it to timestamp[us]")
     if agg.fn == "count":
-        if _is_comparable(t) or pa.types.is_binary(t):
+        if is_comparable(t) or pa.types.is_binary(t):
             return
         raise ValueError(f"{where}, which count does not support")
     try:

@@ -9,31 +9,39 @@ TIMESTAMP (microseconds, any zone). Spark has no unsigned integers, so the kerne
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pyarrow as pa
 
+from sliceflow.agg_plan import is_comparable
 from sliceflow.spark_types import spark_type_name
 
 __all__ = ["check_orderable", "is_orderable"]
 
 
 def is_orderable(t: pa.DataType) -> bool:
-    """Whether rows can be ordered by a column of Arrow type ``t``.
+    """Whether rows can be ordered by a column of Arrow type ``t``: a grouping key's type
+    (:func:`sliceflow.agg_plan.is_comparable`) or BINARY.
 
     >>> is_orderable(pa.timestamp("us", tz="UTC")), is_orderable(pa.map_(pa.string(), pa.int32()))
     (True, False)
     """
-    return bool(
-        pa.types.is_boolean(t)
-        or pa.types.is_signed_integer(t)
-        or pa.types.is_floating(t)
-        or pa.types.is_decimal128(t)
-        or pa.types.is_string(t)
-        or pa.types.is_large_string(t)
-        or pa.types.is_binary(t)
-        or pa.types.is_large_binary(t)
-        or pa.types.is_date32(t)
-        or (pa.types.is_timestamp(t) and t.unit == "us")
-    )
+    return is_comparable(t) or pa.types.is_binary(t) or pa.types.is_large_binary(t)
+
+
+# Why a type is refused, the first test that holds deciding.
+_REFUSALS: tuple[tuple[Callable[[pa.DataType], bool], str], ...] = (
+    (pa.types.is_map, "a MAP cannot be ordered (Spark refuses it too)"),
+    (
+        pa.types.is_nested,
+        "ordering by ARRAY or STRUCT columns is not supported; order by atomic columns",
+    ),
+    (
+        pa.types.is_timestamp,
+        "timestamps must be in microseconds (Spark's TIMESTAMP); cast it to timestamp[us]",
+    ),
+    (pa.types.is_unsigned_integer, "Spark has no unsigned integers; cast it to a signed type"),
+)
 
 
 def check_orderable(name: str, t: pa.DataType) -> None:
@@ -47,14 +55,5 @@ def check_orderable(name: str, t: pa.DataType) -> None:
     """
     if is_orderable(t):
         return
-    if pa.types.is_map(t):
-        why = "a MAP cannot be ordered (Spark refuses it too)"
-    elif pa.types.is_nested(t):
-        why = "ordering by ARRAY or STRUCT columns is not supported; order by atomic columns"
-    elif pa.types.is_timestamp(t):
-        why = "timestamps must be in microseconds (Spark's TIMESTAMP); cast it to timestamp[us]"
-    elif pa.types.is_unsigned_integer(t):
-        why = "Spark has no unsigned integers; cast it to a signed type"
-    else:
-        why = "it cannot be ordered"
+    why = next((why for refused, why in _REFUSALS if refused(t)), "it cannot be ordered")
     raise ValueError(f"order_by column {name!r} has type {spark_type_name(t)}: {why}")
