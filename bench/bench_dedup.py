@@ -11,7 +11,11 @@ own checkpoint, the RocksDB state store, the ``noop`` sink and ``trigger(availab
   nearest thing to "the latest row per key";
 * ``last`` -- ``deduplicate(keep="last", order_by="ts")`` (a changelog, append);
 * ``native-dropdup`` -- ``withWatermark("ts", "1 minute").dropDuplicatesWithinWatermark(["id"])``;
-* ``first`` -- ``deduplicate(keep="first")`` on the same watermarked stream (append-only).
+* ``first`` -- ``deduplicate(keep="first")`` on the same watermarked stream (append-only);
+* ``floor`` -- the floor of ``first``: its plan (the same reduction and packing stage, the same
+  shuffle into the same buckets, ``transformWithStateInPandas`` in event time with the same
+  state store) with a processor that unpacks the rows ``first`` sees, reads and writes one
+  8-byte value per bucket and emits nothing: Spark's Python stateful operator on this stream.
 
 Per micro-batch times are the progresses' ``durationMs["triggerExecution"]``, the first
 micro-batch of each query left out (warm-up); the table shows medians over all rounds. The
@@ -21,6 +25,11 @@ micro-batch of each query left out (warm-up); the table shows medians over all r
     python bench/bench_dedup.py                  # the issue's sizes (~6 min on 2 cores)
     python bench/bench_dedup.py --quick          # smoke run
     python bench/bench_dedup.py --write-readme   # also update bench/README.md
+    python bench/bench_dedup.py --parts native-dropdup,first,floor   # some queries only
+
+Beside the table, the log (stderr) and ``--json`` give each query's medians of the parts of a
+micro-batch that tell the Python stateful operator from Spark's own: ``queryPlanning``,
+``addBatch`` and the state store's ``commitTimeMs`` (summed over the state partitions).
 """
 
 from __future__ import annotations
@@ -41,15 +50,18 @@ from spark_runs import StreamRun, median, verdict  # noqa: E402
 
 CACHE = os.path.join(os.environ.get("TMPDIR", "/tmp"), "sliceflow-bench-dedup")
 SCHEMA = "id BIGINT, ts TIMESTAMP, v BIGINT"
-PARTS = ("native-max", "last", "native-dropdup", "first")
+PARTS = ("native-max", "last", "native-dropdup", "first", "floor")
 LABELS = {
     "native-max": "Spark groupBy(id).agg(max(ts), max(v)) (update)",
     "last": 'sliceflow deduplicate(keep="last", order_by="ts") (append, changelog)',
     "native-dropdup": "Spark dropDuplicatesWithinWatermark(id) (append)",
     "first": 'sliceflow deduplicate(keep="first") on the same watermark (append)',
+    "floor": "floor: Spark's Python stateful operator on this stream (first's plan, no-op state)",
 }
 #: The issue's bounds: (part, baseline, most allowed ratio).
 TARGETS = (("last", "native-max", 1.5), ("first", "native-dropdup", 1.2))
+#: Ratios reported beside the targets: (part, baseline).
+FLOORS = (("floor", "native-dropdup"),)
 
 
 def write_batches(root: str, batches: int, rows: int, keys: int, seed: int = 11) -> str:
@@ -87,7 +99,75 @@ def query(part: str, src, metrics: Any):
     watermarked = src.withWatermark("ts", "1 minute")
     if part == "native-dropdup":
         return watermarked.dropDuplicatesWithinWatermark(["id"]), "append"
+    if part == "floor":
+        return floor_query(watermarked, 60_000), "append"
     return deduplicate(watermarked, ["id"], keep="first", metrics=metrics), "append"
+
+
+def floor_query(watermarked, delay_ms: int, buckets: int = 8):
+    """``deduplicate(keep="first")``'s plan over ``watermarked`` (``ts`` the watermark column,
+    ``delay_ms`` its delay) with :class:`NoopFloorProcessor` in place of its processor."""
+    from sliceflow.dedup_plan import build_plan
+    from sliceflow.spark.bucket_processor import process_buckets
+    from sliceflow.spark.columns import input_schema
+    from sliceflow.spark.deduplicate_first import packed_first
+    from sliceflow.spark.session_settings import SessionSettings
+    from sliceflow.spark.tasks import TaskContext
+    from sliceflow.spark_types import spark_struct
+
+    settings = SessionSettings.read(watermarked.sparkSession)
+    schema = input_schema(
+        watermarked, watermarked.columns, settings.time_zone, settings.large_var_types
+    )
+    dp = build_plan(schema, ["id"], keep="first")
+    task = TaskContext(settings.memory_limits)
+    packed = packed_first(watermarked, dp, buckets, ("ts", delay_ms), task)
+    identity = [("bench", "floor"), ("buckets", str(buckets))]
+    processor = noop_floor_processor()(identity, dp.input_schema, task)
+    return process_buckets(packed, processor, spark_struct(dp.payload_schema))
+
+
+def noop_floor_processor():
+    """The floor's processor class (built here: its module imports pyspark)."""
+    from sliceflow.spark.bucket_processor import BucketCall, BucketProcessor
+
+    class NoopFloorProcessor(BucketProcessor):
+        """Per call: unpacks the bucket's rows, reads its one value and writes back 8 bytes
+        (the rows seen so far); emits nothing."""
+
+        operator = "deduplicate"
+        state_names = ("floor",)
+        time_mode = "EventTime"
+
+        def advance(self, call: BucketCall):
+            seen = sum(b.num_rows for b in call.batches)
+            stored = self.load("floor", 1)
+            before = int.from_bytes(stored[0], "little") if stored is not None else 0
+            self.store("floor", [(before + seen).to_bytes(8, "little")])
+            return iter(())
+
+    return NoopFloorProcessor
+
+
+#: The per micro-batch numbers the log and ``--json`` add per query: (name, where, key).
+BREAKDOWN = (
+    ("planning", "durationMs", "queryPlanning"),
+    ("addBatch", "durationMs", "addBatch"),
+    ("commit", "store", "commitTimeMs"),
+)
+
+
+def breakdown(progresses: list[dict]) -> dict[str, list[float]]:
+    """Per micro-batch with data (the first left out): planning, addBatch and the summed state
+    store commit time, in ms."""
+    timed = [p for p in progresses if p["numInputRows"]][1:]
+    out: dict[str, list[float]] = {name: [] for name, _, _ in BREAKDOWN}
+    for p in timed:
+        store = spark_runs.operator_metrics(p)[1]
+        for name, where, key in BREAKDOWN:
+            source = p["durationMs"] if where == "durationMs" else store
+            out[name].append(float(source.get(key, 0)))
+    return out
 
 
 def run_part(spark, part: str, folder: str, root: str) -> tuple[StreamRun, dict[str, int]]:
@@ -103,6 +183,7 @@ def run_part(spark, part: str, folder: str, root: str) -> tuple[StreamRun, dict[
     for p in progresses:
         if p["numInputRows"]:
             run.add_batch(p, p.get("sink", {}).get("numOutputRows", 0) or 0)
+    run.counters["breakdown"] = breakdown(progresses)
     return run, (metrics.value if metrics is not None else {})
 
 
@@ -112,16 +193,24 @@ def bench(args) -> tuple[str, dict[str, Any]]:
     folder = write_batches(root, args.batches, args.rows, args.keys)
     spark_runs.share_sliceflow_with_workers()
     spark = spark_runs.streaming_session("bench-dedup", args.partitions, 1000, args.conf)
-    times: dict[str, list[float]] = {p: [] for p in PARTS}
+    parts = [p for p in PARTS if p in args.parts]
+    times: dict[str, list[float]] = {p: [] for p in parts}
+    split: dict[str, dict[str, list[float]]] = {p: {} for p in parts}
     counters: dict[str, dict[str, int]] = {}
     for r in range(args.rounds):
-        for part in PARTS:
+        for part in parts:
             spark_runs.log(f"round {r + 1}/{args.rounds}: {part}")
             run, values = run_part(spark, part, folder, root)
             times[part] += run.timed
+            for name, xs in run.counters["breakdown"].items():
+                split[part].setdefault(name, []).extend(xs)
             if values:
                 counters[part] = values
-    med = {p: median(times[p]) for p in PARTS}
+    med = {p: median(times[p]) for p in parts}
+    split_med = {p: {k: median(v) for k, v in split[p].items()} for p in parts}
+    for part in parts:
+        shown = ", ".join(f"{k} {v:,.0f} ms" for k, v in split_med[part].items())
+        spark_runs.log(f"{part}: triggerExecution {med[part] * 1000:,.0f} ms, {shown} (medians)")
     lines = [
         f"`local[2]`, {args.batches} micro-batches of {args.rows:,} rows over {args.keys:,} "
         f"keys, {args.rounds} round(s) in turns, shuffle partitions {args.partitions}; "
@@ -131,7 +220,7 @@ def bench(args) -> tuple[str, dict[str, Any]]:
         "| query | per micro-batch | state reads / writes (whole query) |",
         "|---|---:|---:|",
     ]
-    for part in PARTS:
+    for part in parts:
         c = counters.get(part)
         per_key = "–"
         if c:
@@ -140,13 +229,21 @@ def bench(args) -> tuple[str, dict[str, Any]]:
             per_key = f"{c['state_reads']:,} / {c['state_writes']:,} over {c['rows_in']:,} rows"
         lines.append(f"| {LABELS[part]} | {med[part] * 1000:,.0f} ms | {per_key} |")
     lines.append("")
-    results: dict[str, Any] = {"median_s": med, "counters": counters}
+    results: dict[str, Any] = {"median_s": med, "counters": counters, "breakdown_ms": split_med}
     for part, base, bound in TARGETS:
+        if part not in med or base not in med:
+            continue
         ratio = med[part] / med[base]
         results[f"{part}/{base}"] = ratio
         lines.append(
             f"- {part} / {base}: **{ratio:.2f}x** (target <= {bound}x) {verdict(ratio <= bound)}"
         )
+    for part, base in FLOORS:
+        if part not in med or base not in med:
+            continue
+        ratio = med[part] / med[base]
+        results[f"{part}/{base}"] = ratio
+        lines.append(f"- {part} / {base}: **{ratio:.2f}x** ({LABELS[part]})")
     spark.stop()
     return "\n".join(lines), results
 
@@ -159,8 +256,17 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--partitions", type=int, default=8)
     parser.add_argument("--conf", action="append", help="KEY=VALUE Spark conf (repeatable)")
+    parser.add_argument(
+        "--parts",
+        type=lambda text: text.split(","),
+        default=list(PARTS),
+        help=f"comma-separated queries to run (default all: {','.join(PARTS)})",
+    )
     spark_runs.add_output_args(parser, CACHE)
     args = parser.parse_args(argv)
+    unknown = [p for p in args.parts if p not in PARTS]
+    if unknown:
+        parser.error(f"--parts: unknown {', '.join(unknown)} (known: {', '.join(PARTS)})")
     if args.quick:
         args.batches, args.rows, args.keys, args.rounds = 4, 5_000, 500, 1
     spark_runs.run_and_publish("bench/bench_dedup.py", argv, args, "dedup", lambda: bench(args))

@@ -43,7 +43,7 @@ from sliceflow.spark.tasks import TaskContext
 from sliceflow.spark_types import spark_struct
 from sliceflow.state_format import Identity
 
-__all__ = ["FirstSeenBucketProcessor", "streaming_first"]
+__all__ = ["FirstSeenBucketProcessor", "packed_first", "streaming_first"]
 
 #: The value state of a bucket (the name the earlier Arrow IPC layout used too).
 STATE_NAME = "sliceflow_dedup_bucket"
@@ -110,16 +110,16 @@ class EventTimeFirstSeenBucketProcessor(FirstSeenBucketProcessor):
     time_mode = "EventTime"
 
 
-def streaming_first(
+def packed_first(
     df: DataFrame,
     dp: DedupPlan,
-    identity: Identity,
     buckets: int,
     watermark: tuple[str, int] | None,
     task: TaskContext,
 ) -> DataFrame:
-    """The streaming plan of an append-only ``dp`` over ``df`` (checked and planned already);
-    ``watermark``: the stream's time column and delay in ms, or None."""
+    """The packing stage of :func:`streaming_first`: ``df`` reduced per task to the rows that
+    can be emitted (``FirstSeenStep.candidates``) and packed per bucket
+    (``bucket_state.PACKED_SCHEMA``), with a watermark a wake-up message for every bucket."""
     schema = dp.input_schema
     bucket = F.pmod(F.hash(*[F.col(quote(k)) for k in dp.by]), F.lit(buckets)).cast("int")
     selected = df.select(bucket.alias("__bucket"), *[F.col(quote(n)) for n in schema.names])
@@ -146,7 +146,21 @@ def streaming_first(
         return pack_rows(reduced(batches), labels, schema, wake_all=watermark is not None)
 
     pack_fn.__name__ = "deduplicate_pack"
-    packed = selected.mapInArrow(pack_fn, spark_struct(PACKED_SCHEMA))
+    return selected.mapInArrow(pack_fn, spark_struct(PACKED_SCHEMA))
+
+
+def streaming_first(
+    df: DataFrame,
+    dp: DedupPlan,
+    identity: Identity,
+    buckets: int,
+    watermark: tuple[str, int] | None,
+    task: TaskContext,
+) -> DataFrame:
+    """The streaming plan of an append-only ``dp`` over ``df`` (checked and planned already);
+    ``watermark``: the stream's time column and delay in ms, or None."""
+    time_col, delay_ms = watermark if watermark is not None else (None, 0)
+    packed = packed_first(df, dp, buckets, watermark, task)
     kind = EventTimeFirstSeenBucketProcessor if watermark else FirstSeenBucketProcessor
     processor = kind(dp, identity, time_col, delay_ms, task)
     output: T.StructType = spark_struct(dp.payload_schema)
