@@ -29,7 +29,8 @@ micro-batch of each query left out (warm-up); the table shows medians over all r
 
 Beside the table, the log (stderr) and ``--json`` give each query's medians of the parts of a
 micro-batch that tell the Python stateful operator from Spark's own: ``queryPlanning``,
-``addBatch`` and the state store's ``commitTimeMs`` (summed over the state partitions).
+``addBatch``, the state store's ``commitTimeMs`` and its RocksDB parts (flush, checkpoint, the
+snapshot's upload and files copied), each summed over the state partitions.
 """
 
 from __future__ import annotations
@@ -154,12 +155,17 @@ BREAKDOWN = (
     ("planning", "durationMs", "queryPlanning"),
     ("addBatch", "durationMs", "addBatch"),
     ("commit", "store", "commitTimeMs"),
+    # the parts of the RocksDB commit: memtable flush, local checkpoint, upload of the snapshot
+    ("flush", "store", "rocksdbCommitFlushLatency"),
+    ("checkpoint", "store", "rocksdbCommitCheckpointLatency"),
+    ("fileSync", "store", "rocksdbCommitFileSyncLatencyMs"),
+    ("filesCopied", "store", "rocksdbFilesCopied"),
 )
 
 
 def breakdown(progresses: list[dict]) -> dict[str, list[float]]:
-    """Per micro-batch with data (the first left out): planning, addBatch and the summed state
-    store commit time, in ms."""
+    """Per micro-batch with data (the first left out): the numbers of :data:`BREAKDOWN` (ms;
+    the state store's summed over its partitions)."""
     timed = [p for p in progresses if p["numInputRows"]][1:]
     out: dict[str, list[float]] = {name: [] for name, _, _ in BREAKDOWN}
     for p in timed:
@@ -209,7 +215,7 @@ def bench(args) -> tuple[str, dict[str, Any]]:
     med = {p: median(times[p]) for p in parts}
     split_med = {p: {k: median(v) for k, v in split[p].items()} for p in parts}
     for part in parts:
-        shown = ", ".join(f"{k} {v:,.0f} ms" for k, v in split_med[part].items())
+        shown = ", ".join(f"{k} {v:,.0f}" for k, v in split_med[part].items())
         spark_runs.log(f"{part}: triggerExecution {med[part] * 1000:,.0f} ms, {shown} (medians)")
     lines = [
         f"`local[2]`, {args.batches} micro-batches of {args.rows:,} rows over {args.keys:,} "
