@@ -105,18 +105,23 @@ def query(part: str, src, metrics: Any):
     return deduplicate(watermarked, ["id"], keep="first", metrics=metrics), "append"
 
 
-def floor_query(watermarked, delay_ms: int, buckets: int = 8):
+def floor_query(watermarked, delay_ms: int):
     """``deduplicate(keep="first")``'s plan over ``watermarked`` (``ts`` the watermark column,
-    ``delay_ms`` its delay) with :class:`NoopFloorProcessor` in place of its processor."""
-    from sliceflow.dedup_plan import build_plan
+    ``delay_ms`` its delay; as many buckets as ``deduplicate`` takes) with
+    :class:`NoopFloorProcessor` in place of its processor."""
+    from sliceflow.dedup_plan import DEFAULT_BUCKETS, build_plan
     from sliceflow.spark.bucket_processor import process_buckets
     from sliceflow.spark.columns import input_schema
+    from sliceflow.spark.deduplicate import BUCKETS_CONF
     from sliceflow.spark.deduplicate_first import packed_first
     from sliceflow.spark.session_settings import SessionSettings
+    from sliceflow.spark.state_store import buckets_from_conf
     from sliceflow.spark.tasks import TaskContext
     from sliceflow.spark_types import spark_struct
 
-    settings = SessionSettings.read(watermarked.sparkSession)
+    spark = watermarked.sparkSession
+    settings = SessionSettings.read(spark)
+    buckets = buckets_from_conf(spark.conf, BUCKETS_CONF) or DEFAULT_BUCKETS
     schema = input_schema(
         watermarked, watermarked.columns, settings.time_zone, settings.large_var_types
     )
