@@ -116,9 +116,7 @@ def floor_query(bids: Any) -> Any:
     spark = bids.sparkSession
     settings = SessionSettings.read(spark)
     keys: list[OrderKey | str] = [OrderKey("price", descending=True), "bid_id"]
-    schema = input_schema(
-        bids, ["auction", "price", "bid_id"], settings.time_zone, settings.large_var_types
-    )
+    schema = input_schema(bids, bids.columns, settings.time_zone, settings.large_var_types)
     tp = build_plan(schema, 10, ["auction"], keys, buckets=DEFAULT_BUCKETS)
     task = TaskContext(settings.memory_limits, None)
     labels = bucket_labels(DEFAULT_BUCKETS)
@@ -130,7 +128,7 @@ def floor_query(bids: Any) -> Any:
                 ids, rows = encode_rows(tp, conform(batch, tp.input_schema), DEFAULT_BUCKETS)
                 yield pack_by_bucket(ids, rows, labels)
 
-    selected = bids.select(*[F.col(name) for name in tp.input_schema.names])
+    selected = bids.select(*[F.col(name) for name in tp.input_schema.names])  # every column
     packed = selected.mapInArrow(pack_fn, spark_struct(PACKED_SCHEMA))
     return process_buckets(
         packed, FloorProcessor(identity(tp), tp.rows_schema, task), spark_struct(tp.output_schema)
