@@ -32,7 +32,7 @@ from sliceflow.topn_plan import (
     build_plan,
 )
 
-__all__ = ["OrderKey", "Ranking", "encode_rows", "topn"]
+__all__ = ["OrderKey", "Ranking", "encode_retained", "encode_rows", "topn"]
 
 _KINDS = pa.array(CHANGE_KINDS, pa.string())
 
@@ -57,14 +57,12 @@ def _op_codes(tp: TopNPlan, ops: pa.Array) -> pa.Array:
     return pc.fill_null(codes, 0).cast(pa.int8())
 
 
-def encode_rows(
-    tp: TopNPlan, batch: pa.RecordBatch, buckets: int = 0
-) -> tuple[np.ndarray | None, pa.RecordBatch]:
-    """``batch`` (``tp.input_schema``'s columns) as ``tp.rows_schema``: the payload, its
-    encoded ``__key``, ``__sort`` (and ``__row``) and the ``__op`` code; with ``buckets``,
-    also each row's state bucket (else None)."""
-    if batch.schema.names != tp.input_schema.names:
-        raise ValueError(f"expected the columns {tp.input_schema.names}, got {batch.schema.names}")
+def _encoded(
+    tp: TopNPlan, batch: pa.RecordBatch, buckets: int
+) -> tuple[bytes | None, list[pa.Array]]:
+    """The kernel's encoding of ``batch``'s rows (any batch holding the partition, order and
+    row-identity columns): each row's bucket bytes (with ``buckets``, else None) and its
+    ``__key``, ``__sort`` (and ``__row``) columns."""
     names = [*tp.by, *(o.column for o in tp.order)]
     if tp.retract:
         names += list(tp.row_id_columns)
@@ -80,17 +78,56 @@ def encode_rows(
         buffer_sizes=buffer_sizes(sub),
     )
     rows = batch.num_rows
-    out = [batch.column(batch.schema.get_field_index(f.name)) for f in tp.payload_schema]
-    out += [_binary(keys, rows), _binary(sorts, rows)]
+    encoded = [_binary(keys, rows), _binary(sorts, rows)]
     if tp.retract:
-        out.append(_binary(row_ids, rows))
+        encoded.append(_binary(row_ids, rows))
+    return bucket_bytes, encoded
+
+
+def _payload(tp: TopNPlan, batch: pa.RecordBatch) -> list[pa.Array]:
+    return [batch.column(batch.schema.get_field_index(f.name)) for f in tp.payload_schema]
+
+
+def encode_rows(
+    tp: TopNPlan, batch: pa.RecordBatch, buckets: int = 0
+) -> tuple[np.ndarray | None, pa.RecordBatch]:
+    """``batch`` (``tp.input_schema``'s columns) as ``tp.rows_schema``: the payload, its
+    encoded ``__key``, ``__sort`` (and ``__row``) and the ``__op`` code; with ``buckets``,
+    also each row's state bucket (else None)."""
+    if batch.schema.names != tp.input_schema.names:
+        raise ValueError(f"expected the columns {tp.input_schema.names}, got {batch.schema.names}")
+    bucket_bytes, encoded = _encoded(tp, batch, buckets)
+    out = [*_payload(tp, batch), *encoded]
+    if tp.retract:
         ops = batch.column(batch.schema.get_field_index(tp.op_col))
         out.append(_op_codes(tp, ops))
     else:
-        out.append(pa.array(np.zeros(rows, np.int8)))
-    encoded = pa.RecordBatch.from_arrays(out, schema=tp.rows_schema)
+        out.append(_inserts(batch.num_rows))
+    rows = pa.RecordBatch.from_arrays(out, schema=tp.rows_schema)
     ids = None if bucket_bytes is None else np.frombuffer(bucket_bytes, np.int32)
-    return ids, encoded
+    return ids, rows
+
+
+def encode_retained(tp: TopNPlan, retained: pa.RecordBatch) -> pa.RecordBatch:
+    """Retained rows as only their payload (``tp.payload_schema``, as a streaming bucket stores
+    them) back as ``tp.rows_schema``: their ``__key``, ``__sort`` (and ``__row``) encoded again,
+    ``__op`` +I. The encoding is a function of the payload, so these are the bytes the rows
+    carried when they were ranked (~0.05 µs per row).
+
+    Example:
+        >>> from sliceflow.topn_plan import build_plan
+        >>> tp = build_plan(pa.schema([("k", pa.int64()), ("v", pa.int64())]), 2, "k", ["v"])
+        >>> batch = pa.record_batch({"k": [1], "v": [3]})
+        >>> encode_retained(tp, batch).equals(encode_rows(tp, batch)[1])
+        True
+    """
+    _, encoded = _encoded(tp, retained, 0)
+    columns = [*_payload(tp, retained), *encoded, _inserts(retained.num_rows)]
+    return pa.RecordBatch.from_arrays(columns, schema=tp.rows_schema)
+
+
+def _inserts(rows: int) -> pa.Array:
+    return pa.array(np.zeros(rows, np.int8))
 
 
 class Ranking:
@@ -107,11 +144,30 @@ class Ranking:
     ) -> tuple[pa.Table, pa.Table]:
         """Ranks ``state`` (retained rows, ``tp.state_schema``) followed by ``new``
         (``tp.rows_schema``); returns the output rows (``tp.output_schema``) and the rows to
-        retain."""
+        retain (``tp.state_schema``)."""
+        parts = [] if state is None else [b for b in _with_op(state, self._tp).to_batches()]
+        return self._rank(parts, 0 if state is None else state.num_rows, new, self._tp.state_schema)
+
+    def run_payload(
+        self, retained: pa.RecordBatch | None, new: Iterable[pa.RecordBatch]
+    ) -> tuple[pa.Table, pa.Table]:
+        """:meth:`run` with the retained rows as their payload alone (``tp.payload_schema``),
+        in and out: what a streaming bucket stores. Their encoded columns are made again
+        (:func:`encode_retained`)."""
+        parts = [] if retained is None else [encode_retained(self._tp, retained)]
+        state_rows = 0 if retained is None else retained.num_rows
+        return self._rank(parts, state_rows, new, self._tp.payload_schema)
+
+    def _rank(
+        self,
+        parts: list[pa.RecordBatch],
+        state_rows: int,
+        new: Iterable[pa.RecordBatch],
+        kept_schema: pa.Schema,
+    ) -> tuple[pa.Table, pa.Table]:
         tp = self._tp
-        parts = [] if state is None else [b for b in _with_op(state, tp).to_batches() if b.num_rows]
+        parts = [b for b in parts if b.num_rows]
         parts += [b for b in new if b.num_rows]
-        state_rows = 0 if state is None else state.num_rows
         combined = pa.concat_batches(parts) if parts else tp.rows_schema.empty_table().to_batches()
         if not isinstance(combined, pa.RecordBatch):
             combined = pa.RecordBatch.from_pylist([], tp.rows_schema)
@@ -121,15 +177,17 @@ class Ranking:
             *kernel_batch.__arrow_c_array__(), state_rows, buffer_sizes=buffer_sizes(kernel_batch)
         )
         add_stats(self._stats, self._ranker.stats())
-        taken = combined.take(pa.array(np.frombuffer(index, np.int64)))
-        columns = [taken.column(f.name) for f in tp.payload_schema]
+        taken = combined.select(tp.payload_schema.names).take(
+            pa.array(np.frombuffer(index, np.int64))
+        )
+        columns = list(taken.columns)
         if tp.emit == "changelog":
             codes = pa.array(np.frombuffer(ops, np.int8))
             columns.insert(0, _KINDS.take(codes))
         if tp.with_rank:
             columns.append(pa.array(np.frombuffer(ranks, np.int32)))
         out = pa.Table.from_arrays(columns, schema=tp.output_schema)
-        kept = combined.take(pa.array(np.frombuffer(keep, np.int64))).select(tp.state_schema.names)
+        kept = combined.select(kept_schema.names).take(pa.array(np.frombuffer(keep, np.int64)))
         return out, pa.Table.from_batches([kept])
 
     def stats(self) -> dict[str, int]:

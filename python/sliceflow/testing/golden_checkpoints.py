@@ -280,6 +280,9 @@ GOLDEN = {
         _dedup_first_watermark_query,
         restart_in_fresh_run=True,
     ),
+    # Layout 1 (each retained row with its encoded key and sort key), then layout 2 (the
+    # payload alone; spark/topn_streaming.py).
+    "topn_v1": Golden("topn_v1", CHANGELOG_SCHEMA, _changelog_batches, _topn_query),
     "topn": Golden("topn", CHANGELOG_SCHEMA, _changelog_batches, _topn_query),
 }
 
