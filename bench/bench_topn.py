@@ -13,7 +13,7 @@ micro-batches (default 20) of ``--rows`` bids (default 100,000: ``auction`` unif
   changelog (append), mini-batch on; its counters (``TopNMetrics``) give state reads and
   writes per key per bundle;
 * ``floor`` -- the changelog ``topn``'s plan shape with nothing of the ranking: the same
-  packing step (encode + pack per bucket), the shuffle into the same buckets,
+  packing step (each row's bucket, the rows packed per bucket), the shuffle into the same buckets,
   ``transformWithStateInPandas`` on the same state store, but a processor that reads and
   writes one 8-byte value per bucket call and emits nothing (:class:`FloorProcessor`);
 * ``q5-window`` -- ``window_agg(bids.withWatermark("ts", "1 minute"), W.hop("ts", "1 hour",
@@ -96,7 +96,7 @@ def floor_query(bids: Any) -> Any:
     from sliceflow.spark.session_settings import SessionSettings
     from sliceflow.spark.tasks import TaskContext
     from sliceflow.spark_types import spark_struct
-    from sliceflow.topn import encode_rows
+    from sliceflow.topn import bucket_ids
     from sliceflow.topn_plan import DEFAULT_BUCKETS, OrderKey, build_plan, identity
 
     class FloorProcessor(BucketProcessor):
@@ -125,13 +125,13 @@ def floor_query(bids: Any) -> Any:
         task.start()
         for batch in batches:
             if batch.num_rows:
-                ids, rows = encode_rows(tp, conform(batch, tp.input_schema), DEFAULT_BUCKETS)
-                yield pack_by_bucket(ids, rows, labels)
+                rows = conform(batch, tp.input_schema)
+                yield pack_by_bucket(bucket_ids(tp, rows, DEFAULT_BUCKETS), rows, labels)
 
     selected = bids.select(*[F.col(name) for name in tp.input_schema.names])  # every column
     packed = selected.mapInArrow(pack_fn, spark_struct(PACKED_SCHEMA))
     return process_buckets(
-        packed, FloorProcessor(identity(tp), tp.rows_schema, task), spark_struct(tp.output_schema)
+        packed, FloorProcessor(identity(tp), tp.input_schema, task), spark_struct(tp.output_schema)
     )
 
 

@@ -11,7 +11,7 @@ import pyarrow as pa
 import pytest
 
 from sliceflow.spark.topn_streaming import LAYOUT_KEY, dump_retained, load_retained
-from sliceflow.topn import Ranking, encode_rows
+from sliceflow.topn import Ranking, bucket_ids, encode_rows
 from sliceflow.topn_plan import OrderKey, TopNPlan, build_plan
 
 SCHEMA = pa.schema([("k", pa.string()), ("v", pa.float64()), ("s", pa.string()), ("d", pa.int64())])
@@ -116,3 +116,16 @@ def test_an_unknown_layout_or_other_columns_are_refused():
         load_retained(sink.getvalue().to_pybytes(), tp)
     with pytest.raises(ValueError, match=r"layout 2\) have the columns"):
         load_retained(dump_retained(rows.drop_columns(["d"])), tp)
+
+
+@pytest.mark.parametrize("retract", [False, True])
+@pytest.mark.parametrize("by", [["k"], ["k", "s"], []])
+def test_bucket_ids_are_the_buckets_encode_rows_gives(retract, by):
+    """The packing step hashes the partition key alone; the bucket call encodes the rows: each
+    row must land in the bucket whose state holds its key."""
+    schema = pa.schema([*SCHEMA, ("op", pa.string())]) if retract else SCHEMA
+    tp = build_plan(schema, 3, by, ["v", "d"], op_col="op" if retract else None, buckets=5)
+    for batch in _micro_batches(_plan(retract), 11, 3):
+        ids, _ = encode_rows(tp, batch, 5)
+        assert ids is not None
+        assert bucket_ids(tp, batch, 5).tolist() == ids.tolist()

@@ -32,7 +32,7 @@ from sliceflow.topn_plan import (
     build_plan,
 )
 
-__all__ = ["OrderKey", "Ranking", "encode_retained", "encode_rows", "topn"]
+__all__ = ["OrderKey", "Ranking", "bucket_ids", "encode_retained", "encode_rows", "topn"]
 
 _KINDS = pa.array(CHANGE_KINDS, pa.string())
 
@@ -106,6 +106,31 @@ def encode_rows(
     rows = pa.RecordBatch.from_arrays(out, schema=tp.rows_schema)
     ids = None if bucket_bytes is None else np.frombuffer(bucket_bytes, np.int32)
     return ids, rows
+
+
+def bucket_ids(tp: TopNPlan, batch: pa.RecordBatch, buckets: int) -> np.ndarray:
+    """Each row's state bucket in ``[0, buckets)`` (int32): the hash of its encoded partition
+    key, as :func:`encode_rows` gives it, without encoding the sort keys.
+
+    Example:
+        >>> from sliceflow.topn_plan import build_plan
+        >>> tp = build_plan(pa.schema([("k", pa.int64()), ("v", pa.int64())]), 2, "k", ["v"])
+        >>> batch = pa.record_batch({"k": [1, 2, 1], "v": [3, 4, 5]})
+        >>> bool((bucket_ids(tp, batch, 8) == encode_rows(tp, batch, 8)[0]).all())
+        True
+    """
+    if buckets < 1:
+        raise ValueError(f"buckets must be at least 1, not {buckets}")
+    if not tp.by:  # one partition: a batch of no columns would have no rows
+        ids = encode_rows(tp, batch, buckets)[0]
+        assert ids is not None
+        return ids
+    columns = [batch.column(batch.schema.get_field_index(n)) for n in tp.by]
+    sub = pa.RecordBatch.from_arrays(columns, names=[f"c{i}" for i in range(len(columns))])
+    bucket_bytes, *_ = core_module("topn").encode(
+        *sub.__arrow_c_array__(), len(tp.by), [], [], False, buckets, buffer_sizes=buffer_sizes(sub)
+    )
+    return np.frombuffer(bucket_bytes, np.int32)
 
 
 def encode_retained(tp: TopNPlan, retained: pa.RecordBatch) -> pa.RecordBatch:

@@ -6,7 +6,7 @@ Spark DataFrame, batch and streaming.
     batch / window Top-N:  df ─ repartition(by) ─ mapInArrow(encode keys and sort keys, rank
                               with the C++ kernel, take) ─ each key's top n once (+ rank)
 
-    changelog (stream):    df ─ mapInArrow(encode, pack per bucket) ─ groupBy(__bucket)
+    changelog (stream):    df ─ mapInArrow(bucket of each row, pack per bucket) ─ groupBy(__bucket)
                               ─ transformWithStateInPandas(per bucket: retained rows + the
                                 micro-batch's rows through the kernel, changes out, retained
                                 rows back; topn_streaming) ─ +I/-U/+U/-D rows (append)
@@ -41,7 +41,7 @@ from sliceflow.spark.tasks import TaskContext
 from sliceflow.spark.topn_streaming import streaming
 from sliceflow.spark.window_outputs import with_emit_step
 from sliceflow.spark_types import spark_struct
-from sliceflow.topn import Ranking, encode_rows
+from sliceflow.topn import Ranking, bucket_ids, encode_rows
 from sliceflow.topn_plan import (
     DEFAULT_BUCKETS,
     DEFAULT_BUNDLE_ROWS,
@@ -193,9 +193,11 @@ def topn(
             task.start()
             for batch in batches:
                 if batch.num_rows:
-                    ids, rows = encode_rows(tp, conform(batch, tp.input_schema), buckets)
-                    assert ids is not None
-                    yield pack_by_bucket(ids, rows, labels)
+                    # Only the bucket is computed here; the rows cross the shuffle as they are
+                    # (a third of the bytes with their encoded columns), which the bucket call
+                    # encodes.
+                    rows = conform(batch, tp.input_schema)
+                    yield pack_by_bucket(bucket_ids(tp, rows, buckets), rows, labels)
 
         pack_fn.__name__ = "topn_encode"
         packed = selected.mapInArrow(pack_fn, spark_struct(PACKED_SCHEMA))

@@ -3,10 +3,11 @@ bucket of keys.
 
 ::
 
-    rows (encoded and packed per bucket: topn.encode_rows, bucket_state.pack_by_bucket)
+    rows (packed per bucket as they are: topn.bucket_ids, bucket_state.pack_by_bucket)
       ─ groupBy(__bucket).transformWithStateInPandas(TopNBucketProcessor)
-          per bucket and micro-batch: load the bucket's retained rows once (Arrow), rank them
-          and the micro-batch's rows in bundles (the C++ kernel returns take-indices), emit the
+          per bucket and micro-batch: load the bucket's retained rows once (Arrow), encode
+          them and the micro-batch's rows (topn.encode_retained, topn.encode_rows), rank them
+          in bundles (the C++ kernel returns take-indices), emit the
           changes, store the retained rows once (or clear the value when none is left)
 
 The bucket's value is a sealed state value (docs/state.md) whose one payload section is the
@@ -31,7 +32,7 @@ from pyspark.sql import types as T
 
 from sliceflow.spark.bucket_processor import BucketCall, BucketProcessor, process_buckets
 from sliceflow.spark.tasks import TaskContext
-from sliceflow.topn import Ranking
+from sliceflow.topn import Ranking, encode_rows
 from sliceflow.topn_plan import TopNPlan, identity
 
 __all__ = [
@@ -121,7 +122,7 @@ class TopNBucketProcessor(BucketProcessor):
     state_names = (STATE_NAME,)
 
     def __init__(self, tp: TopNPlan, task: TaskContext) -> None:
-        super().__init__(identity(tp), tp.rows_schema, task)
+        super().__init__(identity(tp), tp.input_schema, task)
         self._tp = tp
 
     def advance(self, call: BucketCall) -> Iterator[pa.RecordBatch]:
@@ -129,7 +130,8 @@ class TopNBucketProcessor(BucketProcessor):
         ranking = Ranking(tp)
         stored = self.load(STATE_NAME, 1)
         retained = None if stored is None else load_retained(stored[0], tp)
-        out, kept = ranking.run_payload(retained, call.batches)
+        new = (encode_rows(tp, batch)[1] for batch in call.batches)
+        out, kept = ranking.run_payload(retained, new)
         yield from out.to_batches()
         payload = dump_retained(kept) if kept.num_rows else None
         self.store(STATE_NAME, None if payload is None else [payload])
