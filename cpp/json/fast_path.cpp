@@ -219,12 +219,6 @@ FastPath::FastPath(const Type& row_type, const Options& options)
       options_(options),
       parser_(simdjson::SIMDJSON_MAXSIZE_BYTES),
       unique_names_(names_unique(row_type)) {
-  for (const auto& child : row_type.children) {
-    raw_name_.push_back(std::all_of(child->name.begin(), child->name.end(), [](char c) {
-      const auto u = static_cast<unsigned char>(c);
-      return u >= 0x20 && u < 0x80 && c != '"' && c != '\\';
-    }));
-  }
   if (parser_.allocate(1 << 16, kFastMaxDepth) != simdjson::SUCCESS) enabled_ = false;
   // Options that change Spark's reading of well-formed JSON in ways this path does not model.
   if (!options.allow_non_numeric_numbers) enabled_ = false;
@@ -233,6 +227,33 @@ FastPath::FastPath(const Type& row_type, const Options& options)
   bad_timestamp_pattern_ = !error.empty();
   date_pattern_ = compile_json_pattern(options.date_format, false, error);
   bad_date_pattern_ = !error.empty();
+  // The timestamp values scalar() reads with parse_canonical_timestamp first.
+  const bool canonical_timestamps =
+      !timestamp_pattern_ && !bad_timestamp_pattern_ && options.time_zone.is_fixed();
+  for (size_t i = 0; i < row_type.children.size(); ++i) {
+    const Type& child = *row_type.children[i];
+    ScanField field;
+    field.name = child.name.data();
+    field.length = static_cast<uint32_t>(std::min<size_t>(child.name.size(), UINT32_MAX));
+    const size_t head = std::min<size_t>(child.name.size(), 8);
+    std::memcpy(&field.head, child.name.data(), head);
+    field.head_mask = head == 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * head)) - 1;
+    field.in_place = unique_names_ && field.length == child.name.size() &&
+                     static_cast<int>(i) != options.corrupt_column &&
+                     std::all_of(child.name.begin(), child.name.end(), [](char c) {
+                       const auto u = static_cast<unsigned char>(c);
+                       return u >= 0x20 && u < 0x80 && c != '"' && c != '\\';
+                     });
+    if (child.kind == Kind::Int64) {
+      field.write = ScanWrite::Int64;
+    } else if (child.kind == Kind::Utf8) {
+      field.write = ScanWrite::Utf8;
+    } else if (child.kind == Kind::TimestampUs && !child.is_ntz() && canonical_timestamps) {
+      field.write = ScanWrite::CanonicalTimestamp;
+    }
+    scan_fields_.push_back(field);
+  }
+  scan_fields_.emplace_back();  // past the last field: matches no key
 }
 
 bool FastPath::within_jackson_limits(std::string_view doc) const {
@@ -494,13 +515,17 @@ bool FastPath::scan(std::string_view doc, size_t readable, ColumnBuilder& row) {
       if (p == end || *p != '"') return false;
       int index = -1;
       const char* key_end = nullptr;
-      if (unique_names_ && guess < n && raw_name_[guess] &&
-          static_cast<int>(guess) != options_.corrupt_column) {
-        const std::string& name = type.children[guess]->name;
-        if (static_cast<size_t>(end - p - 1) > name.size() && p[1 + name.size()] == '"' &&
-            same_name(name, std::string_view(p + 1, name.size()))) {
+      // The field expected next (guess <= n; entry n matches nothing).
+      const ScanField& expected = scan_fields_[guess];
+      if (expected.in_place && readable_end - p > 8 &&
+          static_cast<size_t>(end - p - 1) > expected.length && p[1 + expected.length] == '"') {
+        uint64_t word;
+        std::memcpy(&word, p + 1, sizeof word);
+        if (((word ^ expected.head) & expected.head_mask) == 0 &&
+            (expected.length <= 8 ||
+             arrow::equal_bytes(expected.name + 8, p + 9, expected.length - 8))) {
           index = static_cast<int>(guess);
-          key_end = p + 1 + name.size();
+          key_end = p + 1 + expected.length;
         }
       }
       if (key_end == nullptr) {
@@ -550,8 +575,22 @@ bool FastPath::scan(std::string_view doc, size_t readable, ColumnBuilder& row) {
         ColumnBuilder& child = row.child(static_cast<size_t>(index));
         if (child.length() > slot) return false;  // a repeated key
         ++given;
+        // The common pairs written here, exactly as scalar() writes them.
+        const ScanWrite write = scan_fields_[static_cast<size_t>(index)].write;
         if (token.type == element_type::NULL_VALUE) {
           child.append_null();
+        } else if (write == ScanWrite::Int64 && token.type == element_type::INT64) {
+          child.append_fixed<int64_t>(token.integer);
+        } else if (write == ScanWrite::Utf8 && token.type == element_type::STRING) {
+          child.append_string(token.text);
+        } else if (write == ScanWrite::CanonicalTimestamp && token.type == element_type::STRING) {
+          int64_t micros = 0;
+          if (!parse_canonical_timestamp(token.text, options_.time_zone.fixed_offset_seconds(),
+                                         micros) &&
+              !json_default_parse_timestamp(token.text, options_.time_zone, micros)) {
+            return false;
+          }
+          child.append_fixed<int64_t>(micros);
         } else if (!scalar(token.type, token, *type.children[static_cast<size_t>(index)], child)) {
           return false;
         }

@@ -55,10 +55,24 @@ class FastPath {
   bool bad_timestamp_pattern_ = false;  // patterns Spark refuses value by value: decline
   bool bad_date_pattern_ = false;
   bool unique_names_ = true;  // no struct repeats a field name (Spark keeps the last)
-  // Per top-level field: its name is matched against a key's raw text in place, without
-  // finding the key's end first (the name holds no quote, backslash, control or non-ASCII
-  // byte, so raw text equal to it is that very key).
-  std::vector<bool> raw_name_;
+  // How scan() writes a top-level field's value: the common pairs of column type and token
+  // directly, anything else through scalar().
+  enum class ScanWrite : uint8_t { Scalar, Int64, Utf8, CanonicalTimestamp };
+  // What scan() needs of a top-level field, in one entry, so that matching the key expected
+  // next is one 8-byte compare (plus a memcmp past 8 bytes) with no pointer chasing into the
+  // Type tree. One more entry past the last field matches nothing (`in_place` false).
+  struct ScanField {
+    uint64_t head = 0;       // the name's first min(8, length) bytes, the rest zero
+    uint64_t head_mask = 0;  // selects those bytes of an 8-byte load
+    uint32_t length = 0;
+    // The name is matched against a key's raw text in place, without finding the key's end
+    // first: it holds no quote, backslash, control or non-ASCII byte (so raw text equal to it
+    // is that very key), names are unique, and it is not the corrupt record column.
+    bool in_place = false;
+    ScanWrite write = ScanWrite::Scalar;
+    const char* name = nullptr;  // into row_type_, which outlives this
+  };
+  std::vector<ScanField> scan_fields_;
   bool enabled_ = true;
   // The date part ("yyyy-MM-dd") of the last canonical timestamp and its day number; the
   // initial zero bytes match no string that passed the separator checks.
