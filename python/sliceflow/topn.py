@@ -16,6 +16,7 @@ hands the kernel the retained rows followed by the new ones and gathers what it 
 from __future__ import annotations
 
 from collections.abc import Iterable, MutableMapping, Sequence
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -57,6 +58,31 @@ def _op_codes(tp: TopNPlan, ops: pa.Array) -> pa.Array:
     return pc.fill_null(codes, 0).cast(pa.int8())
 
 
+def _kernel_encode(
+    tp: TopNPlan,
+    batch: pa.RecordBatch,
+    names: list[str],
+    order: Sequence[OrderKey],
+    retract: bool,
+    buckets: int,
+) -> tuple[Any, ...]:
+    """The C++ encoder over ``batch``'s columns ``names`` (the partition columns, then those of
+    ``order``, then with ``retract`` the row identity): bucket bytes, keys, sort keys, row ids."""
+    columns = [batch.column(batch.schema.get_field_index(n)) for n in names]
+    sub = pa.RecordBatch.from_arrays(columns, names=[f"c{i}" for i in range(len(names))])
+    return tuple(
+        core_module("topn").encode(
+            *sub.__arrow_c_array__(),
+            len(tp.by),
+            [o.descending for o in order],
+            [bool(o.nulls_first) for o in order],
+            retract,
+            buckets,
+            buffer_sizes=buffer_sizes(sub),
+        )
+    )
+
+
 def _encoded(
     tp: TopNPlan, batch: pa.RecordBatch, buckets: int
 ) -> tuple[bytes | None, list[pa.Array]]:
@@ -66,16 +92,8 @@ def _encoded(
     names = [*tp.by, *(o.column for o in tp.order)]
     if tp.retract:
         names += list(tp.row_id_columns)
-    columns = [batch.column(batch.schema.get_field_index(n)) for n in names]
-    sub = pa.RecordBatch.from_arrays(columns, names=[f"c{i}" for i in range(len(names))])
-    bucket_bytes, keys, sorts, row_ids = core_module("topn").encode(
-        *sub.__arrow_c_array__(),
-        len(tp.by),
-        [o.descending for o in tp.order],
-        [bool(o.nulls_first) for o in tp.order],
-        tp.retract,
-        buckets,
-        buffer_sizes=buffer_sizes(sub),
+    bucket_bytes, keys, sorts, row_ids = _kernel_encode(
+        tp, batch, names, tp.order, tp.retract, buckets
     )
     rows = batch.num_rows
     encoded = [_binary(keys, rows), _binary(sorts, rows)]
@@ -125,11 +143,7 @@ def bucket_ids(tp: TopNPlan, batch: pa.RecordBatch, buckets: int) -> np.ndarray:
         ids = encode_rows(tp, batch, buckets)[0]
         assert ids is not None
         return ids
-    columns = [batch.column(batch.schema.get_field_index(n)) for n in tp.by]
-    sub = pa.RecordBatch.from_arrays(columns, names=[f"c{i}" for i in range(len(columns))])
-    bucket_bytes, *_ = core_module("topn").encode(
-        *sub.__arrow_c_array__(), len(tp.by), [], [], False, buckets, buffer_sizes=buffer_sizes(sub)
-    )
+    bucket_bytes = _kernel_encode(tp, batch, list(tp.by), (), False, buckets)[0]
     return np.frombuffer(bucket_bytes, np.int32)
 
 
