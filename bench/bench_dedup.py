@@ -155,32 +155,6 @@ def noop_floor_processor():
     return NoopFloorProcessor
 
 
-#: The per micro-batch numbers the log and ``--json`` add per query: (name, where, key).
-BREAKDOWN = (
-    ("planning", "durationMs", "queryPlanning"),
-    ("addBatch", "durationMs", "addBatch"),
-    ("commit", "store", "commitTimeMs"),
-    # the parts of the RocksDB commit: memtable flush, local checkpoint, upload of the snapshot
-    ("flush", "store", "rocksdbCommitFlushLatency"),
-    ("checkpoint", "store", "rocksdbCommitCheckpointLatency"),
-    ("fileSync", "store", "rocksdbCommitFileSyncLatencyMs"),
-    ("filesCopied", "store", "rocksdbFilesCopied"),
-)
-
-
-def breakdown(progresses: list[dict]) -> dict[str, list[float]]:
-    """Per micro-batch with data (the first left out): the numbers of :data:`BREAKDOWN` (ms;
-    the state store's summed over its partitions)."""
-    timed = [p for p in progresses if p["numInputRows"]][1:]
-    out: dict[str, list[float]] = {name: [] for name, _, _ in BREAKDOWN}
-    for p in timed:
-        store = spark_runs.operator_metrics(p)[1]
-        for name, where, key in BREAKDOWN:
-            source = p["durationMs"] if where == "durationMs" else store
-            out[name].append(float(source.get(key, 0)))
-    return out
-
-
 def run_part(spark, part: str, folder: str, root: str) -> tuple[StreamRun, dict[str, int]]:
     from sliceflow.spark import DedupMetrics
 
@@ -194,7 +168,7 @@ def run_part(spark, part: str, folder: str, root: str) -> tuple[StreamRun, dict[
     for p in progresses:
         if p["numInputRows"]:
             run.add_batch(p, p.get("sink", {}).get("numOutputRows", 0) or 0)
-    run.counters["breakdown"] = breakdown(progresses)
+    run.counters["breakdown"] = spark_runs.breakdown(progresses)
     return run, (metrics.value if metrics is not None else {})
 
 

@@ -182,12 +182,47 @@ def operator_metrics(progress: dict) -> tuple[int, dict[str, float]]:
     summed: dict[str, float] = {}
     for op in progress.get("stateOperators") or []:
         rows_total += op.get("numRowsTotal", 0)
-        for name in ("numRowsUpdated", "numRowsRemoved", "commitTimeMs", "memoryUsedBytes"):
+        for name in (
+            "numRowsUpdated",
+            "numRowsRemoved",
+            "allUpdatesTimeMs",
+            "commitTimeMs",
+            "memoryUsedBytes",
+        ):
             summed[name] = summed.get(name, 0) + op.get(name, 0)
         for name, value in (op.get("customMetrics") or {}).items():
             if isinstance(value, (int, float)) and "." not in name:
                 summed[name] = summed.get(name, 0) + value
     return rows_total, summed
+
+
+#: Where a stateful query's micro-batch time goes, per query in the streaming benchmarks' logs:
+#: (name, where, key).
+BREAKDOWN = (
+    ("planning", "durationMs", "queryPlanning"),
+    ("addBatch", "durationMs", "addBatch"),
+    # the stateful operator's own processing of the rows (for sliceflow: the bucket calls)
+    ("updates", "store", "allUpdatesTimeMs"),
+    ("commit", "store", "commitTimeMs"),
+    # the parts of the RocksDB commit: memtable flush, local checkpoint, upload of the snapshot
+    ("flush", "store", "rocksdbCommitFlushLatency"),
+    ("checkpoint", "store", "rocksdbCommitCheckpointLatency"),
+    ("fileSync", "store", "rocksdbCommitFileSyncLatencyMs"),
+    ("filesCopied", "store", "rocksdbFilesCopied"),
+)
+
+
+def breakdown(progresses: list[dict]) -> dict[str, list[float]]:
+    """Per micro-batch with data (the first left out): the numbers of :data:`BREAKDOWN` (ms;
+    the state store's summed over its partitions)."""
+    timed = [p for p in progresses if p["numInputRows"]][1:]
+    out: dict[str, list[float]] = {name: [] for name, _, _ in BREAKDOWN}
+    for p in timed:
+        store = operator_metrics(p)[1]
+        for name, where, key in BREAKDOWN:
+            source = p["durationMs"] if where == "durationMs" else store
+            out[name].append(float(source.get(key, 0)))
+    return out
 
 
 @dataclass(kw_only=True)
