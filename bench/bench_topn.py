@@ -250,6 +250,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--parts", default=",".join(PARTS))
     ap.add_argument("--quick", action="store_true", help="4 micro-batches of 20,000 rows")
     ap.add_argument("--shuffle-partitions", type=int, default=4)
+    ap.add_argument("--conf", action="append", help="KEY=VALUE Spark conf (repeatable)")
     ap.add_argument(
         "--rounds",
         type=int,
@@ -268,7 +269,7 @@ def main(argv: list[str] | None = None) -> int:
     os.makedirs(CACHE, exist_ok=True)
     folder = write_batches(CACHE, args.batches, args.rows, args.keys, args.minutes)
     warm = write_batches(CACHE, 3, args.rows, args.keys, args.minutes)
-    spark = spark_runs.streaming_session("bench-topn", args.shuffle_partitions, 1000, None)
+    spark = spark_runs.streaming_session("bench-topn", args.shuffle_partitions, 1000, args.conf)
     spark.sparkContext.setLogLevel("ERROR")
     load = spark_runs.LoadSampler()
     t0 = time.perf_counter()
