@@ -416,6 +416,7 @@ def bench_spark(
     data_dir: str | None,
     batch_rows: int | None,
     gzip: bool = True,
+    conf_items: list[str] | None = None,
 ) -> tuple[str, dict[str, Any]]:
     from spark_runs import share_sliceflow_with_workers
 
@@ -430,6 +431,9 @@ def bench_spark(
     conf = {"spark.driver.memory": "2g"}
     if batch_rows:
         conf["spark.sql.execution.arrow.maxRecordsPerBatch"] = str(batch_rows)
+    for item in conf_items or []:
+        key, _, value = item.partition("=")
+        conf[key] = value
     spark = local_session("local[2]", "sliceflow-bench", conf)
     arrow_batch = spark.conf.get("spark.sql.execution.arrow.maxRecordsPerBatch")
 
@@ -552,7 +556,8 @@ def bench_spark(
     out = [
         f"**PySpark** `local[2]`: {n_rows:,} bids = {mb:.1f} MB of NDJSON in {len(names)} files "
         f"({partitions} partitions), session time zone UTC, Arrow batches of {arrow_batch} rows; "
-        f'each job `df.write.format("noop")`, one warm-up round, median of {repeats}.',
+        f'each job `df.write.format("noop")`, one warm-up round, median of {repeats}.'
+        + "".join(f" Session setting `{item}`." for item in conf_items or []),
         "",
         "| job | median s | min-max s | MB/s | vs Spark | JVM CPU s | Python CPU s |",
         "|---|---:|---:|---:|---:|---:|---:|",
@@ -638,6 +643,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--no-gzip", action="store_true", help="Spark part: leave out the .json.gz rows"
     )
+    parser.add_argument(
+        "--conf", action="append", help="Spark part: KEY=VALUE Spark conf (repeatable)"
+    )
     parser.add_argument("--note", help="a line for the header, e.g. which sliceflow build ran")
     parser.add_argument("--write-readme", action="store_true", help="update bench/README.md")
     args = parser.parse_args(argv)
@@ -656,7 +664,13 @@ def main(argv: list[str] | None = None) -> None:
             rows = args.rows or (100_000 if args.quick else 2_000_000)
             repeats = args.repeat or (1 if args.quick else 3)
             block, _ = bench_spark(
-                rows, args.files, repeats, args.data_dir, args.arrow_batch, not args.no_gzip
+                rows,
+                args.files,
+                repeats,
+                args.data_dir,
+                args.arrow_batch,
+                not args.no_gzip,
+                args.conf,
             )
         print(block + "\n", flush=True)
         if args.write_readme:
