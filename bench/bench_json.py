@@ -418,7 +418,7 @@ def bench_spark(
     gzip: bool = True,
     conf_items: list[str] | None = None,
 ) -> tuple[str, dict[str, Any]]:
-    from spark_runs import share_sliceflow_with_workers
+    from spark_runs import conf_pairs, share_sliceflow_with_workers
 
     share_sliceflow_with_workers()
     from pyspark.sql import functions as F
@@ -431,9 +431,7 @@ def bench_spark(
     conf = {"spark.driver.memory": "2g"}
     if batch_rows:
         conf["spark.sql.execution.arrow.maxRecordsPerBatch"] = str(batch_rows)
-    for item in conf_items or []:
-        key, _, value = item.partition("=")
-        conf[key] = value
+    conf.update(conf_pairs(conf_items))
     spark = local_session("local[2]", "sliceflow-bench", conf)
     arrow_batch = spark.conf.get("spark.sql.execution.arrow.maxRecordsPerBatch")
 

@@ -107,6 +107,15 @@ def share_sliceflow_with_workers() -> None:
         os.environ["PYTHONPATH"] = os.pathsep.join([pkg_root, *paths])
 
 
+def conf_pairs(items: list[str] | None) -> dict[str, str]:
+    """``--conf KEY=VALUE`` arguments as a dict."""
+    pairs = {}
+    for item in items or []:
+        key, _, value = item.partition("=")
+        pairs[key] = value
+    return pairs
+
+
 def streaming_session(
     app: str, shuffle_partitions: int, progress_updates: int, conf_items: list[str] | None
 ):
@@ -121,9 +130,7 @@ def streaming_session(
         "spark.sql.streaming.stateStore.providerClass": ROCKSDB,
         "spark.sql.streaming.numRecentProgressUpdates": str(progress_updates),
     }
-    for item in conf_items or []:
-        key, _, value = item.partition("=")
-        conf[key] = value
+    conf.update(conf_pairs(conf_items))
     return local_session("local[2]", app, conf)
 
 
