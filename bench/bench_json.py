@@ -33,6 +33,7 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import parse_floor
 import pyarrow as pa
 from readme_blocks import write_block
 from run_info import run_header
@@ -175,6 +176,20 @@ def bench_kernel(rows: int, repeats: int, cpu: int) -> tuple[str, dict[str, Any]
             frame = pl.read_ndjson(io.BytesIO(data), schema=polars_string_schema)
             return frame.with_columns(stamp)
 
+        # The floor: simdjson parsing the same bytes and building nothing (parse_floor.py).
+        floor_lib = parse_floor.build()
+        floor = parse_floor.ParseFloor(floor_lib) if floor_lib else None
+        floor_info = {"version": floor.version, "kernel": floor.implementation} if floor else {}
+        padded = bytearray(data) + bytearray(parse_floor.PADDING)
+
+        def simdjson_dom() -> Any:
+            assert floor is not None
+            return floor.lines(padded, len(data), dom=True)
+
+        def simdjson_ondemand() -> Any:
+            assert floor is not None
+            return floor.lines(padded, len(data))
+
         # Same rows from everyone, before anything is timed.
         expected = pa.Table.from_batches([sliceflow_bytes()])
         assert expected.num_rows == rows, (expected.num_rows, rows)
@@ -182,6 +197,8 @@ def bench_kernel(rows: int, repeats: int, cpu: int) -> tuple[str, dict[str, Any]
         assert pyarrow_json().combine_chunks().equals(expected.combine_chunks())
         assert polars_ndjson().equals(pl.from_arrow(expected)), "polars disagrees"
         assert polars_ndjson_to_datetime().equals(pl.from_arrow(expected)), "polars disagrees"
+        if floor is not None:
+            assert simdjson_dom() == rows and simdjson_ondemand() == rows
 
         labels = {
             "sliceflow": "sliceflow.json.decode(NDJSON bytes)",
@@ -189,6 +206,8 @@ def bench_kernel(rows: int, repeats: int, cpu: int) -> tuple[str, dict[str, Any]
             "pyarrow": "pyarrow.json.read_json",
             "polars": "polars.read_ndjson(dateTime: Datetime)",
             "polars_str": "polars.read_ndjson(dateTime: String) + str.to_datetime(format)",
+            "dom": "floor: simdjson DOM parse_many + walk, nothing built",
+            "ondemand": "floor: simdjson On-Demand reading every value, nothing built",
         }
         jobs = [
             (labels["sliceflow"], sliceflow_bytes),
@@ -197,6 +216,8 @@ def bench_kernel(rows: int, repeats: int, cpu: int) -> tuple[str, dict[str, Any]
             (labels["polars"], polars_ndjson),
             (labels["polars_str"], polars_ndjson_to_datetime),
         ]
+        if floor is not None:
+            jobs += [(labels["dom"], simdjson_dom), (labels["ondemand"], simdjson_ondemand)]
         print(
             f"kernel: {rows:,} bids, {mb:.1f} MB, CPU {cpu}, polars threads "
             f"{pl.thread_pool_size()}, arrow threads {pa.cpu_count()}",
@@ -252,6 +273,17 @@ def bench_kernel(rows: int, repeats: int, cpu: int) -> tuple[str, dict[str, Any]
         f"vs pyarrow {paired(times, labels['pyarrow'], sf)}, vs polars "
         f"{paired(times, polars_best, sf)}; fastest run {mb / min(times[sf]):,.0f} MB/s."
     )
+    if labels["dom"] in med:
+        fastest = min((labels["dom"], labels["ondemand"]), key=med.__getitem__)
+        out.append(
+            f"The floor rows parse the same bytes with simdjson {floor_info['version']} and "
+            f"build nothing (`bench/parse_floor.cpp`, compiled here with `-march=native`; "
+            f"runtime kernel `{floor_info['kernel']}`): sliceflow's decode into Arrow takes "
+            f"{t_sf / med[fastest]:.2f}x the time of the faster of them (round by round "
+            f"{paired(times, sf, fastest)})."
+        )
+    else:
+        out.append("The floor rows were left out: bench/parse_floor.cpp could not be built.")
     return "\n".join(out), {"median": med, "mb": mb}
 
 
