@@ -4,12 +4,15 @@ Two parts, each timed in the same process so that the ratios compare like with l
 
 * ``kernel`` -- NDJSON bytes -> Arrow on ONE core (this process pinned to one CPU, one thread
   in pyarrow and polars): ``sliceflow.json.decode`` vs ``pyarrow.json.read_json`` vs
-  ``polars.read_ndjson``, all with the explicit Nexmark bid schema.
+  ``polars.read_ndjson``, all with the explicit Nexmark bid schema, and the floor of parsing:
+  simdjson's own parsers reading the same bytes, building nothing (``parse_floor.py``).
 * ``spark`` -- PySpark ``local[2]``: ``spark.read.text`` + Spark's ``from_json`` vs
   ``sliceflow.spark.from_json``, ``spark.read.json`` vs the ``sliceflow.json`` data source,
-  plus two floors: ``spark.read.text`` alone and an Arrow UDF that returns its input unchanged
-  (the cost of moving the strings to Python and back). Every job is forced to decode every row
-  with ``df.write.format("noop")``.
+  plus floors: ``spark.read.text`` alone, an Arrow UDF that returns its input unchanged (the
+  cost of moving the strings to Python and back), jobs that serve already-decoded rows (a
+  decoder that takes no time) and the same after simdjson has parsed the text (a decoder as
+  fast as simdjson's parse). Every job is forced to decode every row with
+  ``df.write.format("noop")``.
 
 Rounds are interleaved (every contender once per round) so that a noisy neighbour slows all of
 them alike; the tables show medians.
@@ -49,6 +52,8 @@ GZ_SPARK = "spark.read.json(schema), .json.gz"
 GZ_OURS = "sliceflow.json data source, .json.gz"
 FJ_FLOOR = "read.text + Arrow UDF of decoded structs (floor)"
 DS_FLOOR = "Python data source of decoded Arrow (floor)"
+FJ_PARSE_FLOOR = "read.text + Arrow UDF: simdjson parse, then decoded structs (parse floor)"
+DS_PARSE_FLOOR = "Python data source: read + simdjson parse, then decoded Arrow (parse floor)"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -327,11 +332,14 @@ def bench_long_array(numbers: int, repeats: int, cpu: int) -> str:
 # spark: local[2]
 
 
-def register_decoded_source(spark, folder: str, cache: str) -> None:
+def register_decoded_source(spark, folder: str, cache: str, floor_lib: str | None) -> None:
     """Registers ``bench_decoded_arrow``: a Python data source that serves the bids of ``folder``
     already decoded (one Arrow IPC file per NDJSON file, memory-mapped; written here with
     ``sliceflow.json.iter_ndjson``, batch by batch). What the sliceflow.json data source costs
-    without the decoding: Spark's Python data source machinery and the Arrow -> JVM hand-over."""
+    without the decoding: Spark's Python data source machinery and the Arrow -> JVM hand-over.
+    With ``floor_lib`` (``parse_floor.build()``) also ``bench_parsed_arrow``: the same, after
+    reading each NDJSON file block by block and parsing it with simdjson (building nothing),
+    a block before each batch: the source with a decoder as fast as simdjson's parse."""
     from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 
     import sliceflow.json as sj
@@ -347,21 +355,32 @@ def register_decoded_source(spark, folder: str, cache: str) -> None:
         with pa.ipc.new_file(out, schema) as writer:
             for batch in sj.iter_ndjson(os.path.join(folder, name), BID_DDL):
                 writer.write_batch(batch)
-        files.append(out)
+        files.append((out, os.path.join(folder, name)))
 
     class File(InputPartition):
-        def __init__(self, path: str) -> None:
-            self.path = path
+        def __init__(self, arrow_path: str, json_path: str) -> None:
+            self.arrow_path = arrow_path
+            self.json_path = json_path
 
     class Reader(DataSourceReader):
+        def __init__(self, parse: bool) -> None:
+            self.parse = parse
+
         def partitions(self) -> list[InputPartition]:
-            return [File(f) for f in files]
+            return [File(a, j) for a, j in files]
 
         def read(self, partition):
-            with pa.memory_map(partition.path) as source:
+            blocks = iter(())
+            if self.parse:
+                assert floor_lib is not None
+                blocks = parse_floor.ParseFloor(floor_lib).file_blocks(partition.json_path)
+            with pa.memory_map(partition.arrow_path) as source:
                 reader = pa.ipc.open_file(source)
                 for i in range(reader.num_record_batches):
+                    next(blocks, None)
                     yield reader.get_batch(i)
+            for _ in blocks:
+                pass
 
     class Decoded(DataSource):
         @classmethod
@@ -369,9 +388,19 @@ def register_decoded_source(spark, folder: str, cache: str) -> None:
             return "bench_decoded_arrow"
 
         def reader(self, schema) -> DataSourceReader:
-            return Reader()
+            return Reader(parse=False)
+
+    class Parsed(DataSource):
+        @classmethod
+        def name(cls) -> str:
+            return "bench_parsed_arrow"
+
+        def reader(self, schema) -> DataSourceReader:
+            return Reader(parse=True)
 
     spark.dataSource.register(Decoded)
+    if floor_lib is not None:
+        spark.dataSource.register(Parsed)
 
 
 def gzip_copies(folder: str, out: str) -> list[str]:
@@ -453,6 +482,7 @@ def bench_spark(
     from spark_runs import conf_pairs, share_sliceflow_with_workers
 
     share_sliceflow_with_workers()
+    from pyspark import cloudpickle
     from pyspark.sql import functions as F
 
     import sliceflow.spark as sfs
@@ -502,7 +532,26 @@ def bench_spark(
 
         decoded.__name__ = "decoded"
         decoded_udf = F.arrow_udf(decoded, spark_bid)
-        register_decoded_source(spark, folder, os.path.join(tmp, "decoded"))
+        # The parse floors: the same, after simdjson has parsed the very text (parse_floor.py;
+        # its module travels to the workers by value, as bench/ is not on their path).
+        floor_lib = parse_floor.build()
+        cloudpickle.register_pickle_by_value(parse_floor)
+
+        def parsed(batches: Iterator[pa.Array]) -> Iterator[pa.Array]:
+            import sliceflow.json as sj
+
+            assert floor_lib is not None
+            floor = parse_floor.ParseFloor(floor_lib)
+            structs = None
+            for batch in batches:
+                floor.strings(batch)
+                if structs is None or len(structs) < len(batch):
+                    structs = sj.decode_to_struct(batch, arrow_bid)
+                yield structs.slice(0, len(batch))
+
+        parsed.__name__ = "parsed"
+        parsed_udf = F.arrow_udf(parsed, spark_bid)
+        register_decoded_source(spark, folder, os.path.join(tmp, "decoded"), floor_lib)
 
         text = spark.read.text(folder)
         frames = {
@@ -527,6 +576,9 @@ def bench_spark(
             .schema(BID_DDL)
             .load(),
         }
+        if floor_lib is not None:
+            frames[FJ_PARSE_FLOOR] = text.select(parsed_udf("value").alias("b")).select("b.*")
+            frames[DS_PARSE_FLOOR] = spark.read.format("bench_parsed_arrow").schema(BID_DDL).load()
         counts = {label: df.count() for label, df in frames.items()}
         n_rows = counts["read.text only (floor)"]
         assert all(c == n_rows for c in counts.values()), counts
@@ -625,12 +677,25 @@ def bench_spark(
         "With a decoder that took no time (the floors of decoded data): "
         f"from_json {fj_floor:.2f}x, data source {ds_floor:.2f}x."
     )
+    if FJ_PARSE_FLOOR in med:
+        fj_parse = med["read.text + Spark from_json"] / med[FJ_PARSE_FLOOR]
+        ds_parse = med["spark.read.json(schema)"] / med[DS_PARSE_FLOOR]
+        out.append(
+            "With a decoder as fast as simdjson's parse that built nothing (the parse floors: "
+            f"the same, after simdjson's DOM parser has read the very text): from_json "
+            f"{fj_parse:.2f}x, data source {ds_parse:.2f}x."
+        )
     rounds = [
         ("from_json", "read.text + Spark from_json", "read.text + sliceflow from_json"),
         ("data source", "spark.read.json(schema)", "sliceflow.json data source"),
         ("from_json floor", "read.text + Spark from_json", FJ_FLOOR),
         ("data source floor", "spark.read.json(schema)", DS_FLOOR),
     ]
+    if FJ_PARSE_FLOOR in med:
+        rounds += [
+            ("from_json parse floor", "read.text + Spark from_json", FJ_PARSE_FLOOR),
+            ("data source parse floor", "spark.read.json(schema)", DS_PARSE_FLOOR),
+        ]
     if GZ_OURS in med:
         rounds.insert(2, ("data source on .json.gz", GZ_SPARK, GZ_OURS))
     out.append(

@@ -5,7 +5,8 @@ measures how fast simdjson alone parses the text any decoder has to read, on thi
 
 :func:`build` compiles it once per source and returns the library's path (None, with the reason
 on stderr, when g++ or simdjson is missing); :class:`ParseFloor` loads a built library in any
-process (Spark's Python workers load it by path) and parses NDJSON bytes.
+process (Spark's Python workers load it by path) and parses NDJSON bytes, files or a string
+array.
 ctypes releases the GIL during a call.
 """
 
@@ -17,6 +18,10 @@ import os
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
+
+import numpy as np
+import pyarrow as pa
 
 SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "parse_floor.cpp")
 #: simdjson reads this many bytes past a document (SIMDJSON_PADDING).
@@ -83,6 +88,48 @@ class ParseFloor:
         values = ctypes.c_int64(0)
         parse = self._dom if dom else self._stream
         return self._checked(parse(address, size, len(block), ctypes.byref(values)))
+
+    def strings(self, array: pa.Array) -> int:
+        """Parses each element of a string array without nulls with the DOM parser, in place:
+        its data buffer holds the documents one after another. The number of documents."""
+        if array.null_count or not (
+            pa.types.is_string(array.type) or pa.types.is_large_string(array.type)
+        ):
+            raise ValueError("parse floor: expects a string array without nulls")
+        if len(array) == 0:
+            return 0
+        _, offsets, data = array.buffers()
+        width = np.int64 if pa.types.is_large_string(array.type) else np.int32
+        bounds = np.frombuffer(offsets, width)[[array.offset, array.offset + len(array)]]
+        first, last = int(bounds[0]), int(bounds[1])
+        values = ctypes.c_int64(0)
+        n = self._checked(
+            self._dom(data.address + first, last - first, data.size - first, ctypes.byref(values))
+        )
+        if n != len(array):
+            raise ValueError(f"parse floor: {len(array)} strings held {n} documents")
+        return n
+
+    def file_blocks(self, path: str, block_size: int = 8 << 20) -> Iterator[int]:
+        """Reads the NDJSON file ``path`` in blocks of ``block_size`` bytes cut after their last
+        line end, as the sliceflow.json source reads a split, and parses each with the DOM
+        parser: yields each block's number of documents."""
+        block = bytearray(block_size + PADDING)
+        carry = 0
+        with open(path, "rb", buffering=0) as f:
+            while True:
+                n = f.readinto(memoryview(block)[carry:block_size])
+                size = carry + n
+                if n == 0:
+                    if carry:
+                        yield self.lines(block, carry, dom=True)
+                    return
+                end = block.rfind(b"\n", 0, size) + 1
+                if end == 0:
+                    raise ValueError(f"parse floor: a line of {path} is longer than a block")
+                yield self.lines(block, end, dom=True)
+                block[: size - end] = block[end:size]
+                carry = size - end
 
     @staticmethod
     def _checked(n: int) -> int:
