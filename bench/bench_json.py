@@ -382,25 +382,20 @@ def register_decoded_source(spark, folder: str, cache: str, floor_lib: str | Non
             for _ in blocks:
                 pass
 
-    class Decoded(DataSource):
-        @classmethod
-        def name(cls) -> str:
-            return "bench_decoded_arrow"
+    def source(source_name: str, parse: bool) -> type[DataSource]:
+        class Source(DataSource):
+            @classmethod
+            def name(cls) -> str:
+                return source_name
 
-        def reader(self, schema) -> DataSourceReader:
-            return Reader(parse=False)
+            def reader(self, schema) -> DataSourceReader:
+                return Reader(parse)
 
-    class Parsed(DataSource):
-        @classmethod
-        def name(cls) -> str:
-            return "bench_parsed_arrow"
+        return Source
 
-        def reader(self, schema) -> DataSourceReader:
-            return Reader(parse=True)
-
-    spark.dataSource.register(Decoded)
+    spark.dataSource.register(source("bench_decoded_arrow", parse=False))
     if floor_lib is not None:
-        spark.dataSource.register(Parsed)
+        spark.dataSource.register(source("bench_parsed_arrow", parse=True))
 
 
 def gzip_copies(folder: str, out: str) -> list[str]:
