@@ -6,8 +6,10 @@ natively (``sliceflow.json.infer_schema``, on every core) and then reads. Both j
 the ``noop`` sink, so every row is decoded. A second pair times inference alone:
 ``spark.read.json(path).schema`` against ``infer_schema(files)`` in this process.
 
-Two more rows bound what the source can reach: the same read with the inferred schema given
-(inference at no cost), and, on a 20-line file, each contender's fixed cost per query next to
+More rows bound what the source can reach: the same read with the inferred schema given
+(inference at no cost), the parse floor (simdjson parses every line on both CPUs, inferring
+nothing, then that read: inference as fast as parsing; ``parse_floor.py``), and, on a 20-line
+file, each contender's fixed cost per query next to
 a Python data source that returns one row (the least any Python data source costs).
 
 Rounds are interleaved (every contender once per round); the table shows medians, with the
@@ -28,14 +30,17 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+import parse_floor
 from bench_json import interleaved, paired, process_cpu_seconds
 from readme_blocks import write_block
 from run_info import run_header
 
 TARGET = 3.0  # source without a schema vs spark.read.json without one
 TINY_ROWS = 20  # the fixed cost's file
+PARSE_FLOOR = "parse floor: simdjson parses every line (2 threads), then the read"
 
 
 def _one_row_source() -> type:
@@ -96,6 +101,18 @@ def run(rows: int, repeats: int) -> tuple[str, dict[str, float]]:
             df.write.format("noop").mode("overwrite").save()
 
         ours = spark.read.format("sliceflow.json").load(folder).schema
+        floor_lib = parse_floor.build()
+
+        def parse_then_read() -> None:
+            # The least inference can cost: simdjson parses every line of every file on both
+            # CPUs (one file per thread, read block by block) and infers nothing; then the read.
+            assert floor_lib is not None
+            floor = parse_floor.ParseFloor(floor_lib)
+            with ThreadPoolExecutor(2) as pool:
+                parsed = sum(pool.map(lambda f: sum(floor.file_blocks(f)), files))
+            assert parsed == rows, (parsed, rows)
+            noop(spark.read.format("sliceflow.json").schema(ours).load(folder))
+
         assert ours == spark.read.json(folder).schema, "inferred schemas differ"
         tiny_schema = spark.read.json(tiny).schema
         jobs: list[tuple[str, Callable[[], Any]]] = [
@@ -108,6 +125,10 @@ def run(rows: int, repeats: int) -> tuple[str, dict[str, float]]:
                 "sliceflow.json, schema given (the read alone)",
                 lambda: noop(spark.read.format("sliceflow.json").schema(ours).load(folder)),
             ),
+        ]
+        if floor_lib is not None:
+            jobs.append((PARSE_FLOOR, parse_then_read))
+        jobs += [
             ("spark.read.json(...).schema (infer only)", lambda: spark.read.json(folder).schema),
             ("sliceflow.json.infer_schema (infer only)", lambda: infer_schema(files)),
             (f"{TINY_ROWS} lines: spark.read.json", lambda: noop(spark.read.json(tiny))),
@@ -139,7 +160,8 @@ def run(rows: int, repeats: int) -> tuple[str, dict[str, float]]:
         "| job | seconds | vs Spark | JVM CPU s | Python CPU s |",
         "|---|---:|---:|---:|---:|",
     ]
-    for group in (labels[0:3], labels[3:5], labels[5:]):
+    read_jobs = 4 if PARSE_FLOOR in medians else 3
+    for group in (labels[:read_jobs], labels[read_jobs : read_jobs + 2], labels[read_jobs + 2 :]):
         base = medians[group[0]]
         for label in group:
             # The warm-up round's sample is left out, as its time is.
@@ -158,6 +180,12 @@ def run(rows: int, repeats: int) -> tuple[str, dict[str, float]]:
         f"round by round: with inference {paired(times, labels[0], labels[1])}, "
         f"schema given {paired(times, labels[0], labels[2])}."
     )
+    if PARSE_FLOOR in medians:
+        lines.append(
+            f"With inference as fast as simdjson's parse of every line, on both CPUs (the parse "
+            f"floor): {medians[labels[0]] / medians[PARSE_FLOOR]:.2f}x; round by round "
+            f"{paired(times, labels[0], PARSE_FLOOR)}."
+        )
     return "\n".join(lines), medians
 
 
