@@ -81,6 +81,9 @@ def batch_table(i: int, rows: int, keys: int, minutes: int) -> pa.Table:
 
 
 def write_batches(root: str, batches: int, rows: int, keys: int, minutes: int) -> str:
+    """The first ``batches`` micro-batch files (cached under ``root``, kept between runs), in a
+    folder of their own: a run with fewer micro-batches than an earlier one reads only its own
+    files, in batch order. Returns that folder."""
     folder = os.path.join(root, f"bids-r{rows}-k{keys}-m{minutes}", "files")
     os.makedirs(folder, exist_ok=True)
     names = [f"batch-{i:05d}.parquet" for i in range(batches)]
@@ -88,7 +91,8 @@ def write_batches(root: str, batches: int, rows: int, keys: int, minutes: int) -
         if not os.path.exists(os.path.join(folder, name)):
             spark_runs.write_batch_file(batch_table(i, rows, keys, minutes), folder, name)
     spark_runs.stamp_in_order(folder, names)
-    return folder
+    view = os.path.join(os.path.dirname(folder), f"first-{batches}")
+    return spark_runs.first_files(folder, batches, view)
 
 
 def floor_query(bids: Any, part: str = "floor") -> Any:
