@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -88,23 +89,42 @@ void walk_dom(simdjson::dom::element element, int64_t& values) {
 
 }  // namespace
 
+// What one ParseFloor keeps between calls, as a decoder keeps its parser: the parsers' buffers
+// are allocated once, not per call.
+struct Handle {
+  Floor on_demand;
+  simdjson::dom::parser dom;
+};
+
+// A copy of data[0, size) followed by SIMDJSON_PADDING zero bytes, when fewer than that may be
+// read past its end; else data itself.
+const char* padded_input(const char* data, int64_t size, int64_t capacity, std::string& copy) {
+  if (capacity >= size + static_cast<int64_t>(simdjson::SIMDJSON_PADDING)) return data;
+  copy.assign(data, static_cast<size_t>(size));
+  copy.resize(static_cast<size_t>(size) + simdjson::SIMDJSON_PADDING, '\0');
+  return copy.data();
+}
+
 extern "C" {
 
+void* sf_open() { return std::make_unique<Handle>().release(); }
+
+void sf_close(void* handle) { std::unique_ptr<Handle>(static_cast<Handle*>(handle)).reset(); }
+
 // The documents of data[0, size), one after another (NDJSON lines, or JSON texts with nothing
-// between them, as a string array's data buffer holds them), through simdjson's document
-// stream: stage 1 runs over 1 MiB batches, not once per document. `capacity` bytes may be read.
-int64_t sf_parse_stream(const char* data, int64_t size, int64_t capacity, int64_t* values) {
-  Floor floor;
-  std::string padded;
-  if (capacity < size + static_cast<int64_t>(simdjson::SIMDJSON_PADDING)) {
-    padded.assign(data, static_cast<size_t>(size));
-    padded.resize(static_cast<size_t>(size) + simdjson::SIMDJSON_PADDING, '\0');
-    data = padded.data();
-  }
+// between them, as a string array's data buffer holds them), through simdjson's On-Demand
+// document stream: stage 1 runs over 1 MiB batches, not once per document. `capacity` bytes may
+// be read.
+int64_t sf_parse_stream(void* handle, const char* data, int64_t size, int64_t capacity,
+                        int64_t* values) {
+  Floor& floor = static_cast<Handle*>(handle)->on_demand;
+  std::string copy;
+  data = padded_input(data, size, capacity, copy);
   od::document_stream stream;
   if (floor.parser.iterate_many(data, static_cast<size_t>(size), size_t{1} << 20).get(stream)) {
     return -1;
   }
+  floor.values = 0;
   int64_t documents = 0;
   for (auto doc_ref : stream) {
     od::document_reference doc;
@@ -120,14 +140,11 @@ int64_t sf_parse_stream(const char* data, int64_t size, int64_t capacity, int64_
 
 // The same through simdjson's DOM parser (parse_many: stage 1 over 1 MiB batches, then each
 // document's tape), its tree walked once.
-int64_t sf_parse_dom_stream(const char* data, int64_t size, int64_t capacity, int64_t* values) {
-  std::string padded;
-  if (capacity < size + static_cast<int64_t>(simdjson::SIMDJSON_PADDING)) {
-    padded.assign(data, static_cast<size_t>(size));
-    padded.resize(static_cast<size_t>(size) + simdjson::SIMDJSON_PADDING, '\0');
-    data = padded.data();
-  }
-  simdjson::dom::parser parser;
+int64_t sf_parse_dom_stream(void* handle, const char* data, int64_t size, int64_t capacity,
+                            int64_t* values) {
+  simdjson::dom::parser& parser = static_cast<Handle*>(handle)->dom;
+  std::string copy;
+  data = padded_input(data, size, capacity, copy);
   simdjson::dom::document_stream stream;
   if (parser.parse_many(data, static_cast<size_t>(size), size_t{1} << 20).get(stream)) return -1;
   int64_t documents = 0;

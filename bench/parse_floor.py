@@ -7,7 +7,8 @@ measures how fast simdjson alone parses the text any decoder has to read, on thi
 on stderr, when g++ or simdjson is missing); :class:`ParseFloor` loads a built library in any
 process (Spark's Python workers load it by path) and parses NDJSON bytes, files or a string
 array.
-ctypes releases the GIL during a call.
+ctypes releases the GIL during a call; a ParseFloor keeps its parsers between calls, so each
+thread needs its own.
 """
 
 from __future__ import annotations
@@ -62,9 +63,15 @@ class ParseFloor:
 
     def __init__(self, path: str) -> None:
         lib = ctypes.CDLL(path)
+        lib.sf_open.restype = ctypes.c_void_p
+        lib.sf_close.argtypes = [ctypes.c_void_p]
+        # The parsers, kept between calls as a decoder keeps its own (closed with this object).
+        self._handle = ctypes.c_void_p(lib.sf_open())
+        self._close = lib.sf_close
         self._stream = lib.sf_parse_stream
         self._stream.restype = ctypes.c_int64
         self._stream.argtypes = [
+            ctypes.c_void_p,
             ctypes.c_void_p,
             ctypes.c_int64,
             ctypes.c_int64,
@@ -80,6 +87,11 @@ class ParseFloor:
         #: The version of the simdjson headers it was compiled with.
         self.version = lib.sf_version().decode()
 
+    def __del__(self) -> None:
+        if getattr(self, "_handle", None):
+            self._close(self._handle)
+            self._handle = None
+
     def lines(self, block: bytearray, size: int, *, dom: bool = False) -> int:
         """Parses the NDJSON text ``block[:size]`` (the rest of ``block`` may be read as
         padding) with On-Demand, or with ``dom`` the DOM parser; the number of documents.
@@ -87,7 +99,7 @@ class ParseFloor:
         address = ctypes.addressof((ctypes.c_char * len(block)).from_buffer(block))
         values = ctypes.c_int64(0)
         parse = self._dom if dom else self._stream
-        return self._checked(parse(address, size, len(block), ctypes.byref(values)))
+        return self._checked(parse(self._handle, address, size, len(block), ctypes.byref(values)))
 
     def strings(self, array: pa.Array) -> int:
         """Parses each element of a string array without nulls with the DOM parser, in place:
@@ -100,12 +112,30 @@ class ParseFloor:
             return 0
         _, offsets, data = array.buffers()
         width = np.int64 if pa.types.is_large_string(array.type) else np.int32
-        bounds = np.frombuffer(offsets, width)[[array.offset, array.offset + len(array)]]
-        first, last = int(bounds[0]), int(bounds[1])
+        ends = np.frombuffer(offsets, width)[array.offset : array.offset + len(array) + 1]
+        # Documents far enough from the data buffer's end for simdjson's padding are parsed in
+        # place; the few after them from a padded copy (the decoder copies those too).
+        cut = int(np.searchsorted(ends, data.size - PADDING, side="right")) - 1
+        cut = max(cut, 0)
         values = ctypes.c_int64(0)
-        n = self._checked(
-            self._dom(data.address + first, last - first, data.size - first, ctypes.byref(values))
-        )
+        n = 0
+        first, middle, last = int(ends[0]), int(ends[cut]), int(ends[-1])
+        if middle > first:
+            n += self._checked(
+                self._dom(
+                    self._handle,
+                    data.address + first,
+                    middle - first,
+                    data.size - first,
+                    ctypes.byref(values),
+                )
+            )
+        if last > middle:
+            tail = bytearray(data[middle:last]) + bytearray(PADDING)
+            address = ctypes.addressof((ctypes.c_char * len(tail)).from_buffer(tail))
+            n += self._checked(
+                self._dom(self._handle, address, last - middle, len(tail), ctypes.byref(values))
+            )
         if n != len(array):
             raise ValueError(f"parse floor: {len(array)} strings held {n} documents")
         return n
