@@ -514,38 +514,32 @@ def bench_spark(
         identity_udf = F.arrow_udf(identity, "string")
         arrow_bid, spark_bid = resolve_schema(BID_DDL)
 
-        def decoded(batches: Iterator[pa.Array]) -> Iterator[pa.Array]:
-            # Decodes once, then answers every batch with a slice of those structs: what
-            # sliceflow's from_json would cost with a decoder that takes no time.
-            import sliceflow.json as sj
-
-            structs = None
-            for batch in batches:
-                if structs is None or len(structs) < len(batch):
-                    structs = sj.decode_to_struct(batch, arrow_bid)
-                yield structs.slice(0, len(batch))
-
-        decoded.__name__ = "decoded"
-        decoded_udf = F.arrow_udf(decoded, spark_bid)
-        # The parse floors: the same, after simdjson has parsed the very text (parse_floor.py;
-        # its module travels to the workers by value, as bench/ is not on their path).
+        # The parse floor's library; its module travels to the workers by value, as bench/ is
+        # not on their path.
         floor_lib = parse_floor.build()
         cloudpickle.register_pickle_by_value(parse_floor)
 
-        def parsed(batches: Iterator[pa.Array]) -> Iterator[pa.Array]:
-            import sliceflow.json as sj
+        def decoded_rows(parse: bool) -> Any:
+            """An Arrow UDF that decodes once, then answers every batch with a slice of those
+            structs: sliceflow's from_json with a decoder that takes no time; with ``parse``,
+            after simdjson has parsed the batch's text (the parse floor)."""
 
-            assert floor_lib is not None
-            floor = parse_floor.ParseFloor(floor_lib)
-            structs = None
-            for batch in batches:
-                floor.strings(batch)
-                if structs is None or len(structs) < len(batch):
-                    structs = sj.decode_to_struct(batch, arrow_bid)
-                yield structs.slice(0, len(batch))
+            def decoded(batches: Iterator[pa.Array]) -> Iterator[pa.Array]:
+                import sliceflow.json as sj
 
-        parsed.__name__ = "parsed"
-        parsed_udf = F.arrow_udf(parsed, spark_bid)
+                floor = parse_floor.ParseFloor(floor_lib) if parse and floor_lib else None
+                structs = None
+                for batch in batches:
+                    if floor is not None:
+                        floor.strings(batch)
+                    if structs is None or len(structs) < len(batch):
+                        structs = sj.decode_to_struct(batch, arrow_bid)
+                    yield structs.slice(0, len(batch))
+
+            decoded.__name__ = "parsed" if parse else "decoded"
+            return F.arrow_udf(decoded, spark_bid)
+
+        decoded_udf, parsed_udf = decoded_rows(parse=False), decoded_rows(parse=True)
         register_decoded_source(spark, folder, os.path.join(tmp, "decoded"), floor_lib)
 
         text = spark.read.text(folder)
