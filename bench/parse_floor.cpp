@@ -1,14 +1,18 @@
 // The floor of JSON parsing for the benchmarks (bench/parse_floor.py builds this file on the
-// machine that runs them; it is not part of sliceflow): simdjson's On-Demand parser, compiled
-// for this very CPU (-march=native, so simdjson's fastest kernels are inlined), reads every
-// value of every document once (numbers parsed, strings unescaped, objects and arrays walked)
-// and builds nothing. Any decoder of the same text does at least this work; sliceflow's
-// decoder also applies Spark's rules and writes Arrow columns, and is built for any x86-64.
+// machine that runs them; it is not part of sliceflow): simdjson reads every value of every
+// document once (numbers parsed, strings unescaped, objects and arrays walked) and builds
+// nothing. Two ways: the DOM parser (`parse_many`, simdjson's kernel picked at run time for
+// this CPU, as sliceflow's decoder picks it; the Spark and inference floors use this one) and
+// the On-Demand API (compiled here with -march=native, so its kernel is inlined). Any decoder of
+// the same text does at least this work; sliceflow's also applies Spark's rules and writes
+// Arrow columns.
 //
 // simdjson reads up to SIMDJSON_PADDING bytes past its input: input closer than that to the end
 // of `capacity` is copied into a padded buffer first. Returns the number of documents parsed,
-// or -1 - i when document i is not valid JSON (the documents are objects or arrays, as the
-// benchmarks' are).
+// or -1 - i when document i is not valid JSON (an error of stage 1, such as an unclosed string,
+// names the first document of its 1 MiB batch). The documents are objects or arrays, as the
+// benchmarks' are. `*values` gets the number of values walked: the walk's result, which keeps
+// the compiler from dropping it.
 #include <simdjson.h>
 
 #include <cstdint>

@@ -95,7 +95,8 @@ class ParseFloor:
     def lines(self, block: bytearray, size: int, *, dom: bool = False) -> int:
         """Parses the NDJSON text ``block[:size]`` (the rest of ``block`` may be read as
         padding) with On-Demand, or with ``dom`` the DOM parser; the number of documents.
-        ValueError naming the first invalid one."""
+        ValueError naming the first invalid one (for an error of simdjson's stage 1, the first
+        document of its 1 MiB batch)."""
         address = ctypes.addressof((ctypes.c_char * len(block)).from_buffer(block))
         values = ctypes.c_int64(0)
         parse = self._dom if dom else self._stream

@@ -37,7 +37,7 @@ def floor(parse_floor: Any) -> Any:
 
 
 def padded(text: bytes) -> bytearray:
-    return bytearray(text) + bytearray(64)
+    return bytearray(text) + bytearray(64)  # SIMDJSON_PADDING (parse_floor.PADDING)
 
 
 DOCS = [
@@ -64,13 +64,15 @@ def test_lines_counts_every_document(floor: Any, dom: bool) -> None:
     ("text", "bad"),
     [
         (b'{"a":1}\n{"a":', 1),
-        (b'{"a":1}\n{"a":1}}\n', 2),
+        (b'{"a":1}\n{"a":1}}\n', 1),
         (b'{"a":tru}\n', 0),
-        (b'{"a":1}\n{"a":"unterminated}\n', 1),
+        # An unclosed string fails simdjson's stage 1, which runs over a whole 1 MiB batch:
+        # the error names the batch's first document.
+        (b'{"a":1}\n{"a":"unterminated}\n', 0),
     ],
 )
 def test_invalid_json_names_the_document(floor: Any, text: bytes, bad: int, dom: bool) -> None:
-    with pytest.raises(ValueError, match="not valid JSON"):
+    with pytest.raises(ValueError, match=f"document {bad} is not valid JSON"):
         floor.lines(padded(text), len(text), dom=dom)
 
 
