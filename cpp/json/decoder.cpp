@@ -2,11 +2,8 @@
 
 #include <functional>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
 #include "json/errors.h"
+#include "json/line_breaks.h"
 
 namespace sliceflow::json {
 
@@ -172,30 +169,6 @@ void Decoder::maybe_reserve(int64_t start_rows, size_t consumed, size_t remainin
   reserved = true;
 }
 
-namespace {
-
-// The first \n or \r in [p, end), or end. Each line is scanned just before it is parsed, so
-// the parser finds it in L1; a memchr for \n per line costs more in setup, and one for \r
-// ahead over the whole buffer reads the input from memory a second time.
-inline const char* find_line_break(const char* p, const char* end) {
-#if defined(__SSE2__)
-  const __m128i nl = _mm_set1_epi8('\n');
-  const __m128i cr = _mm_set1_epi8('\r');
-  for (; end - p >= 16; p += 16) {
-    const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-    const int hits =
-        _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(bytes, nl), _mm_cmpeq_epi8(bytes, cr)));
-    if (hits != 0) return p + __builtin_ctz(static_cast<unsigned>(hits));
-  }
-#endif
-  for (; p < end; ++p) {
-    if (*p == '\n' || *p == '\r') return p;
-  }
-  return end;
-}
-
-}  // namespace
-
 void Decoder::decode_record(std::string_view record, size_t padded_size) {
   failed_offset_ = 0;
   decode_one(record, padded_size);
@@ -249,13 +222,7 @@ void Decoder::decode_lines(std::string_view buffer, size_t padded_size) {
       decode_one(std::string_view(pos, static_cast<size_t>(line_end - pos)),
                  padded_size - static_cast<size_t>(pos - begin));
     }
-    pos = line_end;
-    if (pos < end && *pos == '\r') {
-      ++pos;
-      if (pos < end && *pos == '\n') ++pos;
-    } else if (pos < end) {
-      ++pos;  // the \n
-    }
+    pos = skip_line_break(line_end, end);
   }
   failed_offset_ = -1;
 }
