@@ -40,10 +40,15 @@ class HeldBytes {
   Py_buffer view_{};
 };
 
+json::InferOptions with_batches(json::InferOptions options, bool line_batches) {
+  options.line_batches = line_batches;
+  return options;
+}
+
 class PySchemaInference {
  public:
-  explicit PySchemaInference(const std::map<std::string, std::string>& options)
-      : inference_(json::parse_infer_options(options)) {}
+  PySchemaInference(const std::map<std::string, std::string>& options, bool line_batches)
+      : inference_(with_batches(json::parse_infer_options(options), line_batches)) {}
 
   void add_lines(const py::buffer& data, int64_t size, int threads) {
     const HeldBytes held(data);
@@ -63,6 +68,7 @@ class PySchemaInference {
   std::string schema_json() const { return inference_.schema_json(); }
   int64_t lines() const { return inference_.lines(); }
   int64_t schema_changes() const { return inference_.schema_changes(); }
+  int64_t batched_lines() const { return inference_.batched_lines(); }
 
  private:
   json::SchemaInference inference_;
@@ -74,7 +80,10 @@ void register_json_infer(py::module_& m) {
   py::class_<PySchemaInference>(m, "SchemaInference",
                                 "Spark's JSON schema inference (JsonInferSchema) over NDJSON "
                                 "blocks, on several threads; see sliceflow.json_infer.")
-      .def(py::init<const std::map<std::string, std::string>&>(), py::arg("options"))
+      .def(py::init<const std::map<std::string, std::string>&, bool>(), py::arg("options"),
+           py::arg("line_batches") = true,
+           "line_batches=False parses each line on its own: the reference the batched "
+           "parse is tested against (the schema is the same).")
       .def("add_lines", &PySchemaInference::add_lines, py::arg("data"), py::arg("size") = -1,
            py::arg("threads") = 1,
            "Infer the first `size` bytes of `data` (whole lines; -1: all of it) on up to "
@@ -84,7 +93,9 @@ void register_json_infer(py::module_& m) {
       .def("schema_json", &PySchemaInference::schema_json,
            "The inferred schema as Spark's StructType JSON.")
       .def_property_readonly("lines", &PySchemaInference::lines)
-      .def_property_readonly("schema_changes", &PySchemaInference::schema_changes);
+      .def_property_readonly("schema_changes", &PySchemaInference::schema_changes)
+      .def_property_readonly("batched_lines", &PySchemaInference::batched_lines,
+                             "Lines read from simdjson's batches rather than on their own.");
 }
 
 }  // namespace sliceflow::bindings

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstdint>
 #include <exception>
+#include <functional>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -13,11 +14,9 @@
 #include <utility>
 #include <vector>
 
+#include "json/infer_lines.h"
 #include "json/infer_record.h"
-
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
+#include "json/line_breaks.h"
 
 namespace sliceflow::json {
 namespace {
@@ -31,56 +30,6 @@ bool flag(std::map<std::string, std::string>& options, const char* key, bool fal
   if (value == "false") return false;
   throw std::invalid_argument(std::string("option '") + key + "' must be 'true' or 'false', got '" +
                               value + "'");
-}
-
-// The first \n or \r in [p, end), or end: 16 bytes at a time (one pass finds both, where
-// memchr for \n needs a second pass over the text to know whether it holds any \r).
-const char* find_line_break(const char* p, const char* end) {
-#if defined(__SSE2__)
-  const __m128i newline = _mm_set1_epi8('\n');
-  const __m128i carriage_return = _mm_set1_epi8('\r');
-  while (end - p >= 16) {
-    const __m128i chunk = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-    const int mask = _mm_movemask_epi8(
-        _mm_or_si128(_mm_cmpeq_epi8(chunk, newline), _mm_cmpeq_epi8(chunk, carriage_return)));
-    if (mask != 0) return p + __builtin_ctz(static_cast<unsigned>(mask));
-    p += 16;
-  }
-#endif
-  for (; p < end; ++p) {
-    if (*p == '\n' || *p == '\r') return p;
-  }
-  return end;
-}
-
-// Past the line break at p (\r\n counts as one).
-const char* skip_line_break(const char* p, const char* end) {
-  if (p < end && *p == '\r') {
-    ++p;
-    if (p < end && *p == '\n') ++p;
-  } else if (p < end) {
-    ++p;
-  }
-  return p;
-}
-
-int64_t count_lines(const char* p, const char* end) {
-  int64_t n = 0;
-  while (p < end) {
-    p = skip_line_break(find_line_break(p, end), end);
-    ++n;
-  }
-  return n;
-}
-
-// Whether line `line` (0-based over every block) is in the sample: a SplitMix64 hash of the
-// line number, compared with the ratio.
-bool sampled(int64_t line, double ratio) {
-  uint64_t z = static_cast<uint64_t>(line) + 0x9E3779B97F4A7C15ULL;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  z ^= z >> 31;
-  return static_cast<double>(z >> 11) * 0x1.0p-53 < ratio;
 }
 
 // Parts per thread a block is cut into (see add_lines).
@@ -186,43 +135,43 @@ void SchemaInference::add_lines(std::string_view block, size_t readable, int thr
   while (workers_.size() < parts.size()) {
     workers_.push_back(std::make_unique<RecordInference>(options_));
   }
+  // At least one: the caller's thread takes parts even when there are none.
+  while (batches_.size() < std::max<size_t>(1, std::min(thread_count, parts.size()))) {
+    batches_.push_back(std::make_unique<LineBatch>(options_.line_batches));
+  }
   const int64_t base_line = lines_;
+  const LineSample sample{options_.sampling_ratio};
   std::vector<int64_t> part_lines(parts.size(), 0);
-  auto run = [&](size_t k) {
-    RecordInference& worker = *workers_[k];
+  auto run = [&](size_t k, LineBatch& batch) {
     const Part& part = parts[k];
-    int64_t line = part.first_line;
-    const int64_t first = line;
+    int64_t line = base_line + part.first_line;
     // Counted as the part is read (a separate pass would cost a fifth of the time).
     struct Count {
       int64_t& out;
       const int64_t& line;
       int64_t first;
       ~Count() { out = line - first; }
-    } count_on_exit{part_lines[k], line, first};
-    for (const char* q = part.begin; q < part.end; ++line) {
-      const char* line_end = find_line_break(q, part.end);
-      if (!sampling || sampled(base_line + line, options_.sampling_ratio)) {
-        worker.add(std::string_view(q, static_cast<size_t>(line_end - q)),
-                   readable - static_cast<size_t>(q - begin), base_line + line + 1);
-      }
-      q = skip_line_break(line_end, part.end);
-    }
+    } count_on_exit{part_lines[k], line, line};
+    batch.add_lines(*workers_[k],
+                    std::string_view(part.begin, static_cast<size_t>(part.end - part.begin)),
+                    readable - static_cast<size_t>(part.begin - begin), line, sampling, sample);
   };
   std::vector<std::exception_ptr> errors(parts.size());
   std::atomic<size_t> next_part{0};
-  auto take_parts = [&] {
+  auto take_parts = [&](LineBatch& batch) {
     for (size_t k = next_part++; k < parts.size(); k = next_part++) {
       try {
-        run(k);
+        run(k, batch);
       } catch (...) {
         errors[k] = std::current_exception();
       }
     }
   };
   std::vector<std::thread> pool;
-  for (size_t t = 1; t < std::min(thread_count, parts.size()); ++t) pool.emplace_back(take_parts);
-  take_parts();
+  for (size_t t = 1; t < std::min(thread_count, parts.size()); ++t) {
+    pool.emplace_back(take_parts, std::ref(*batches_[t]));
+  }
+  take_parts(*batches_[0]);
   for (std::thread& t : pool) t.join();
   int64_t read_lines = 0;
   for (const int64_t n : part_lines) read_lines += n;
@@ -253,6 +202,12 @@ std::string SchemaInference::schema_json() const {
 int64_t SchemaInference::schema_changes() const {
   int64_t n = 0;
   for (const auto& w : workers_) n += w->slow_records();
+  return n;
+}
+
+int64_t SchemaInference::batched_lines() const {
+  int64_t n = 0;
+  for (const auto& b : batches_) n += b->batched_lines();
   return n;
 }
 

@@ -11,10 +11,11 @@
 // DROPMALFORMED and fails in FAILFAST; a record Jackson cannot parse does the same (in
 // PERMISSIVE it counts as {corrupt: STRING}).
 //
-// A well-formed line is parsed by simdjson and checked against the schema merged so far
-// without building its type (no allocation when the schema does not change); a line simdjson
-// refuses, or whose reading depends on Jackson's leniency or limits, goes through the
-// Jackson-compatible Reader. The two give the same type for every line both accept.
+// Well-formed lines are parsed by simdjson, a batch of lines at a time (infer_lines.h), and
+// each record is checked against the schema merged so far without building its type (no
+// allocation when the schema does not change); a line simdjson refuses, or whose reading
+// depends on Jackson's leniency or limits, goes through the Jackson-compatible Reader. The
+// two give the same type for every line both accept.
 //
 // add_lines splits a block at line ends into a few parts per thread, which the threads take
 // as they come free; the k-th part of every block is merged into the k-th partial schema
@@ -22,7 +23,8 @@
 // merges its partitions' schemas the same way; the rules are associative and commutative for
 // everything but the order of case-insensitively equal names, where Spark's own result
 // depends on its partitioning).
-// Cost: one simdjson parse per line plus a walk of its values; memory: the merged schemas.
+// Cost: simdjson's parse of the text plus a walk of each record's values; memory: the merged
+// schemas and a batch parser per thread.
 #pragma once
 
 #include <cstdint>
@@ -54,6 +56,9 @@ struct InferOptions {
   // a hash of its line number (counted over every block) falls under the ratio. Spark draws
   // per-partition random numbers instead, so the sampled lines are not the same ones.
   double sampling_ratio = 1.0;
+  // Lines parsed a batch at a time (infer_lines.h); false parses each line on its own, the
+  // reference the batches are tested against. Not a Spark option.
+  bool line_batches = true;
 };
 
 // From the textual option map: Spark's option names (prefersDecimal, primitivesAsString,
@@ -63,6 +68,7 @@ struct InferOptions {
 // parse_options reads. Throws std::invalid_argument naming a bad option value.
 InferOptions parse_infer_options(const std::map<std::string, std::string>& options);
 
+class LineBatch;
 class RecordInference;
 
 class SchemaInference {
@@ -86,10 +92,14 @@ class SchemaInference {
   int64_t lines() const { return lines_; }
   // Records whose type did not fit the schema merged so far (the slow path), for tests.
   int64_t schema_changes() const;
+  // Lines read from simdjson's batches rather than on their own (infer_lines.h), for tests.
+  int64_t batched_lines() const;
 
  private:
   InferOptions options_;
   std::vector<std::unique_ptr<RecordInference>> workers_;
+  // One per thread: the batch parser (a few MiB) is the thread's, not the part's.
+  std::vector<std::unique_ptr<LineBatch>> batches_;
   int64_t lines_ = 0;
 };
 

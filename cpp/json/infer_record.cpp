@@ -137,6 +137,16 @@ RecordInference::RecordInference(const InferOptions& options)
 void RecordInference::add(std::string_view doc, size_t readable, int64_t line) {
   if (blank(doc)) return;  // no token: NullType, which compatibleRootType discards
   if (simdjson_ok_ && doc.size() <= kFastMaxBytes && add_fast(doc, readable, line)) return;
+  add_slow(doc, line);
+}
+
+void RecordInference::add_parsed(simdjson::dom::element root, std::string_view text, int64_t line) {
+  // The same choice as add() makes for the line: long lines go to the Reader.
+  if (text.size() <= kFastMaxBytes && add_element(root, line)) return;
+  add_slow(text, line);
+}
+
+void RecordInference::add_slow(std::string_view doc, int64_t line) {
   ++slow_records_;
   const size_t tail = decode_utf8_like_java(doc, units_);
   reader_.reset(units_.data(), units_.size(), tail);
@@ -155,6 +165,10 @@ bool RecordInference::add_fast(std::string_view doc, size_t readable, int64_t li
   simdjson::dom::element root;
   const bool padded = readable >= doc.size() + simdjson::SIMDJSON_PADDING;
   if (parser_.parse(doc.data(), doc.size(), !padded).get(root) != simdjson::SUCCESS) return false;
+  return add_element(root, line);
+}
+
+bool RecordInference::add_element(simdjson::dom::element root, int64_t line) {
   if (root.type() == simdjson::dom::element_type::OBJECT && fits(root_, root, 0)) return true;
   InferredType record;
   if (!type_of(root, record)) return false;

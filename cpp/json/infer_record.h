@@ -30,6 +30,9 @@ class RecordInference {
   // One record (a line without its line break, or a whole multiLine document). `readable`
   // bytes may be read from doc.data(). `line` names the record in a FAILFAST error.
   void add(std::string_view doc, size_t readable, int64_t line);
+  // A record simdjson has parsed: `root` is the first value of `text`, its line without the
+  // line break (what the Reader reads when simdjson's reading is not Spark's).
+  void add_parsed(simdjson::dom::element root, std::string_view text, int64_t line);
 
   InferredType& root() { return root_; }
   int64_t slow_records() const { return slow_records_; }
@@ -38,6 +41,9 @@ class RecordInference {
   // The simdjson path: true when the record was handled (fits, or typed and merged), false
   // when the Reader must decide.
   bool add_fast(std::string_view doc, size_t readable, int64_t line);
+  bool add_element(simdjson::dom::element root, int64_t line);
+  // The Reader's path (Jackson's reading, limits and leniency).
+  void add_slow(std::string_view doc, int64_t line);
   // A scalar's type (kind, and precision and scale of a decimal), built without the
   // children and names an InferredType carries: the fits() path types every value.
   struct Scalar {

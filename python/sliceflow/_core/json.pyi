@@ -63,7 +63,12 @@ class SchemaInference:
     """
     Spark's JSON schema inference (JsonInferSchema) over NDJSON blocks, on several threads; see sliceflow.json_infer.
     """
-    def __init__(self, options: collections.abc.Mapping[str, str]) -> None: ...
+    def __init__(
+        self, options: collections.abc.Mapping[str, str], line_batches: bool = True
+    ) -> None:
+        """
+        line_batches=False parses each line on its own: the reference the batched parse is tested against (the schema is the same).
+        """
     def add_document(self, data: typing_extensions.Buffer) -> None:
         """
         Infer one record made of the whole text (multiLine).
@@ -80,6 +85,11 @@ class SchemaInference:
     def schema_json(self) -> str:
         """
         The inferred schema as Spark's StructType JSON.
+        """
+    @property
+    def batched_lines(self) -> int:
+        """
+        Lines read from simdjson's batches rather than on their own.
         """
     @property
     def lines(self) -> int: ...
