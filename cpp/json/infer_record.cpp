@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -110,6 +111,34 @@ bool blank(std::string_view doc) {
   return true;
 }
 
+template <typename Word>
+inline bool same_word(const char* x, const char* y) {
+  Word u;
+  Word v;
+  std::memcpy(&u, x, sizeof(Word));
+  std::memcpy(&v, y, sizeof(Word));
+  return u == v;
+}
+
+// a == b for a field name: names are short, so compared in line with a few loads that may
+// overlap (the first and the last 4 or 8 bytes) rather than through a call to memcmp or a
+// loop over bytes.
+inline bool same_key(const std::string& a, std::string_view b) {
+  const size_t n = b.size();
+  if (a.size() != n) return false;
+  const char* x = a.data();
+  const char* y = b.data();
+  if (n >= 8) {
+    for (size_t i = 0; i + 8 < n; i += 8) {
+      if (!same_word<uint64_t>(x + i, y + i)) return false;
+    }
+    return same_word<uint64_t>(x + n - 8, y + n - 8);
+  }
+  if (n >= 4) return same_word<uint32_t>(x, y) && same_word<uint32_t>(x + n - 4, y + n - 4);
+  // 0-3 bytes: the first, middle and last (the same byte twice or thrice when n < 3).
+  return n == 0 || (x[0] == y[0] && x[n / 2] == y[n / 2] && x[n - 1] == y[n - 1]);
+}
+
 std::string upper(std::string s) {
   for (char& c : s) {
     if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
@@ -198,51 +227,58 @@ bool RecordInference::fits_scalar(const InferredType& acc, const Scalar& rec) {
   }
 }
 
-bool RecordInference::fits(const InferredType& acc, simdjson::dom::element e, size_t depth) {
+inline bool RecordInference::fits(const InferredType& acc, simdjson::dom::element e, size_t depth) {
   using simdjson::dom::element_type;
   const element_type et = e.type();
+  if (et == element_type::OBJECT || et == element_type::ARRAY) return fits_nested(acc, e, depth);
   if (et == element_type::NULL_VALUE) return true;
   if (acc.kind == InferredKind::String) {
     // STRING absorbs every type, but Spark still types the whole value first: with
     // prefersDecimal a fractional number may fail the query (a negative scale), so such a
     // value goes to the path that types it.
+    return !options_.prefers_decimal || options_.primitives_as_string || et != element_type::DOUBLE;
+  }
+  Scalar rec;
+  if (!scalar_of(e, rec)) return false;
+  return fits_scalar(acc, rec);
+}
+
+bool RecordInference::fits_nested(const InferredType& acc, simdjson::dom::element e, size_t depth) {
+  using simdjson::dom::element_type;
+  if (acc.kind == InferredKind::String) {
     return !options_.prefers_decimal || options_.primitives_as_string || !has_double(e);
   }
-  if (et == element_type::OBJECT) {
-    if (acc.kind != InferredKind::Struct || depth + 1 >= seen_.size()) return false;
-    std::vector<uint8_t>& seen = seen_[depth];
-    std::vector<size_t>& guesses = guesses_[depth];
-    seen.assign(acc.names.size(), 0);
-    size_t position = 0;
-    for (auto field : object_of(e)) {
-      const std::string_view key = field.key;
-      if (guesses.size() <= position) guesses.resize(position + 1, 0);
-      size_t index = guesses[position];
-      if (index >= acc.names.size() || acc.names[index] != key) {
-        const auto it = std::lower_bound(
-            acc.names.begin(), acc.names.end(), key,
-            [](const std::string& a, std::string_view b) { return java_compare(a, b) < 0; });
-        if (it == acc.names.end() || *it != key) return false;
-        index = static_cast<size_t>(it - acc.names.begin());
-        guesses[position] = index;
-      }
-      ++position;
-      if (seen[index] != 0) return false;  // a repeated name adds a field
-      seen[index] = 1;
-      if (!fits(acc.children[index], field.value, depth + 1)) return false;
-    }
-    return true;
-  }
-  if (et == element_type::ARRAY) {
+  if (e.type() == element_type::ARRAY) {
     if (acc.kind != InferredKind::Array) return false;
     for (auto item : array_of(e)) {
       if (!fits(acc.children[0], item, depth + 1)) return false;
     }
     return true;
   }
-  Scalar rec;
-  if (!scalar_of(e, rec)) return false;
-  return fits_scalar(acc, rec);
+  if (acc.kind != InferredKind::Struct || depth + 1 >= seen_.size()) return false;
+  std::vector<uint64_t>& seen = seen_[depth];
+  std::vector<size_t>& guesses = guesses_[depth];
+  if (seen.size() < acc.names.size()) seen.resize(acc.names.size(), 0);
+  const uint64_t stamp = ++stamp_;
+  size_t position = 0;
+  for (auto field : object_of(e)) {
+    const std::string_view key = field.key;
+    if (guesses.size() <= position) guesses.resize(position + 1, 0);
+    size_t index = guesses[position];
+    if (index >= acc.names.size() || !same_key(acc.names[index], key)) {
+      const auto it = std::lower_bound(
+          acc.names.begin(), acc.names.end(), key,
+          [](const std::string& a, std::string_view b) { return java_compare(a, b) < 0; });
+      if (it == acc.names.end() || *it != key) return false;
+      index = static_cast<size_t>(it - acc.names.begin());
+      guesses[position] = index;
+    }
+    ++position;
+    if (seen[index] == stamp) return false;  // a repeated name adds a field
+    seen[index] = stamp;
+    if (!fits(acc.children[index], field.value, depth + 1)) return false;
+  }
+  return true;
 }
 
 bool RecordInference::has_double(simdjson::dom::element e) {
@@ -300,9 +336,16 @@ bool RecordInference::scalar_of(simdjson::dom::element e, Scalar& out) const {
       out.kind = InferredKind::Double;
       return true;
     }
-    case element_type::STRING:
-      out = string_scalar(string_of(e));
+    case element_type::STRING: {
+      const std::string_view text = string_of(e);
+      if (text.empty() || (!options_.prefers_decimal && !options_.infer_timestamp)) {
+        // Empty strings count as null until every record is merged.
+        out.kind = text.empty() ? InferredKind::Null : InferredKind::String;
+        return true;
+      }
+      out = string_scalar(text);
       return true;
+    }
     default:
       return false;  // arrays and objects are not scalars
   }

@@ -51,7 +51,10 @@ class RecordInference {
     int precision = 0;
     int scale = 0;
   };
+  // Whether a value's type fits `acc` (merging it would change nothing). Scalars are checked
+  // in line; objects and arrays in fits_nested.
   bool fits(const InferredType& acc, simdjson::dom::element e, size_t depth);
+  bool fits_nested(const InferredType& acc, simdjson::dom::element e, size_t depth);
   static bool fits_scalar(const InferredType& acc, const Scalar& rec);
   // Whether a value holds a fractional number at any depth.
   static bool has_double(simdjson::dom::element e);
@@ -80,8 +83,10 @@ class RecordInference {
   std::vector<char16_t> units_;
   Reader reader_;
   // Per nesting level: which fields of the merged struct the current object has named (a
-  // repeated name changes the schema, so it does not fit).
-  std::vector<std::vector<uint8_t>> seen_;
+  // repeated name changes the schema, so it does not fit): a field is named when its entry
+  // holds the object's stamp, a number no earlier object had (no clearing per object).
+  std::vector<std::vector<uint64_t>> seen_;
+  uint64_t stamp_ = 0;
   // Per nesting level and key position: the field the key named in the previous object there
   // (records mostly repeat their key order, so the sorted names are rarely searched).
   std::vector<std::vector<size_t>> guesses_;
