@@ -199,3 +199,53 @@ def test_line_breaks_of_every_kind_across_parts(threads):
     bad = mixed + b'{"k0": \r' + b"".join(d.encode() + b"\r\n" for d in docs[:100])
     with pytest.raises(MalformedRecordError, match=f"line {len(docs) + 1}\\b"):
         infer_schema(bad, threads=threads, options={"mode": "FAILFAST"})
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3, 5])
+def test_files_merge_in_list_order_whatever_thread_infers_them(tmp_path, threads):
+    # Names equal but for case keep the first one's spelling: the merge order shows in the
+    # result. Files are inferred on their own threads and merged in the list's order, so the
+    # schema is the one of the files' text read one after the other.
+    rng = random.Random(threads)
+    paths, text = [], b""
+    for i in range(11):  # more than two files per thread in flight
+        name = "a" if i else "A"  # the first file's spelling is kept
+        lines = [json.dumps({name: rng.choice([1, 2.5])}) for _ in range(rng.randrange(1, 300))]
+        data = "\n".join(lines).encode() + b"\n"
+        path = tmp_path / f"part-{i:02d}.json"
+        path.write_bytes(data)
+        paths.append(str(path))
+        text += data
+    expected = infer_schema(text, threads=1)
+    assert infer_schema(paths, threads=threads) == expected
+    assert infer_schema(list(reversed(paths)), threads=threads) == infer_schema(
+        b"".join(open(p, "rb").read() for p in reversed(paths)), threads=1
+    )
+
+
+def test_failfast_names_the_first_failing_file_and_its_own_line(tmp_path):
+    files = {
+        "a.json": b'{"a": 1}\n' * 500,
+        "b.json": b'{"a": 1}\n{"a": 2}\n{"a": \n',
+        "c.json": b"{oops\n",
+    }
+    for name, data in files.items():
+        (tmp_path / name).write_bytes(data)
+    paths = [str(tmp_path / name) for name in files]
+    for threads in (1, 2, 3):
+        with pytest.raises(MalformedRecordError, match=r"b\.json: .*\(line 3\b"):
+            infer_schema(paths, threads=threads, options={"mode": "FAILFAST"})
+
+
+def test_sampled_files_take_different_lines(tmp_path):
+    data = b"".join(b'{"f%d": 1}\n' % i for i in range(2000))
+    paths = []
+    for i in range(4):
+        (tmp_path / f"{i}.json").write_bytes(data)
+        paths.append(str(tmp_path / f"{i}.json"))
+    one = infer_schema(paths[:1], options={"samplingRatio": 0.5})
+    four = infer_schema(paths, options={"samplingRatio": 0.5})
+    assert 800 < len(one["fields"]) < 1200
+    # Each file samples its own lines (2000 x (1 - 0.5^4) expected), the same ones each run.
+    assert len(four["fields"]) > 1700
+    assert four == infer_schema(paths, options={"samplingRatio": 0.5}, threads=1)

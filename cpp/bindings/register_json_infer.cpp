@@ -40,15 +40,23 @@ class HeldBytes {
   Py_buffer view_{};
 };
 
-json::InferOptions with_batches(json::InferOptions options, bool line_batches) {
+json::InferOptions with_settings(json::InferOptions options, bool line_batches,
+                                 uint64_t sample_seed) {
   options.line_batches = line_batches;
+  options.sample_seed = sample_seed;
   return options;
 }
 
 class PySchemaInference {
  public:
-  PySchemaInference(const std::map<std::string, std::string>& options, bool line_batches)
-      : inference_(with_batches(json::parse_infer_options(options), line_batches)) {}
+  PySchemaInference(const std::map<std::string, std::string>& options, bool line_batches,
+                    uint64_t sample_seed)
+      : inference_(with_settings(json::parse_infer_options(options), line_batches, sample_seed)) {}
+
+  void merge(const PySchemaInference& other) {
+    if (&other == this) throw std::invalid_argument("an inference cannot merge itself");
+    inference_.merge(other.inference_);
+  }
 
   void add_lines(const py::buffer& data, int64_t size, int threads) {
     const HeldBytes held(data);
@@ -80,10 +88,15 @@ void register_json_infer(py::module_& m) {
   py::class_<PySchemaInference>(m, "SchemaInference",
                                 "Spark's JSON schema inference (JsonInferSchema) over NDJSON "
                                 "blocks, on several threads; see sliceflow.json_infer.")
-      .def(py::init<const std::map<std::string, std::string>&, bool>(), py::arg("options"),
-           py::arg("line_batches") = true,
+      .def(py::init<const std::map<std::string, std::string>&, bool, uint64_t>(),
+           py::arg("options"), py::arg("line_batches") = true, py::arg("sample_seed") = 0,
            "line_batches=False parses each line on its own: the reference the batched "
-           "parse is tested against (the schema is the same).")
+           "parse is tested against (the schema is the same). sample_seed is mixed into "
+           "samplingRatio's choice of lines (one per file, so that files numbering their "
+           "lines from 1 do not all take the same ones).")
+      .def("merge", &PySchemaInference::merge, py::arg("other"),
+           "Add the records `other` has read after this one's (files inferred on their own "
+           "threads, merged in their order).")
       .def("add_lines", &PySchemaInference::add_lines, py::arg("data"), py::arg("size") = -1,
            py::arg("threads") = 1,
            "Infer the first `size` bytes of `data` (whole lines; -1: all of it) on up to "

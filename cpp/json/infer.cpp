@@ -140,7 +140,7 @@ void SchemaInference::add_lines(std::string_view block, size_t readable, int thr
     batches_.push_back(std::make_unique<LineBatch>(options_.line_batches));
   }
   const int64_t base_line = lines_;
-  const LineSample sample{options_.sampling_ratio};
+  const LineSample sample{options_.sampling_ratio, options_.sample_seed};
   std::vector<int64_t> part_lines(parts.size(), 0);
   auto run = [&](size_t k, LineBatch& batch) {
     const Part& part = parts[k];
@@ -186,11 +186,22 @@ void SchemaInference::add_document(std::string_view doc) {
   ++lines_;
 }
 
-std::string SchemaInference::schema_json() const {
+InferredType SchemaInference::root() const {
   InferredType root = workers_[0]->root();
   for (size_t k = 1; k < workers_.size(); ++k) {
     merge_compatible(root, workers_[k]->root(), options_.case_sensitive);
   }
+  for (const InferredType& other : merged_) merge_compatible(root, other, options_.case_sensitive);
+  return root;
+}
+
+void SchemaInference::merge(const SchemaInference& other) {
+  merged_.push_back(other.root());
+  lines_ += other.lines_;
+}
+
+std::string SchemaInference::schema_json() const {
+  InferredType root = this->root();
   if (!canonicalize(root, options_.drop_field_if_all_null)) {
     root = InferredType::scalar(InferredKind::Struct);
   }

@@ -56,6 +56,9 @@ struct InferOptions {
   // a hash of its line number (counted over every block) falls under the ratio. Spark draws
   // per-partition random numbers instead, so the sampled lines are not the same ones.
   double sampling_ratio = 1.0;
+  // Mixed into the sample's hash: inferences of different files (each numbering its lines
+  // from 1) take different lines. Not a Spark option.
+  uint64_t sample_seed = 0;
   // Lines parsed a batch at a time (infer_lines.h); false parses each line on its own, the
   // reference the batches are tested against. Not a Spark option.
   bool line_batches = true;
@@ -86,6 +89,10 @@ class SchemaInference {
   void add_lines(std::string_view block, size_t readable, int threads);
   // One record made of the whole text (multiLine: a file is one JSON value).
   void add_document(std::string_view doc);
+  // Adds the records `other` has read after this one's (the schema is the one of this one's
+  // lines followed by other's; its line count adds to lines()). Each file of a list can be
+  // inferred on its own thread, and the results merged in the list's order.
+  void merge(const SchemaInference& other);
 
   // The inferred schema in Spark's JSON form (StructType.json()), canonicalized.
   std::string schema_json() const;
@@ -97,7 +104,12 @@ class SchemaInference {
 
  private:
   InferOptions options_;
+  // The partial schema of every part so far, in order: each worker's, then what merge() took.
+  InferredType root() const;
+
   std::vector<std::unique_ptr<RecordInference>> workers_;
+  // Schemas merged from other inferences, after the workers' (merge()).
+  std::vector<InferredType> merged_;
   // One per thread: the batch parser (a few MiB) is the thread's, not the part's.
   std::vector<std::unique_ptr<LineBatch>> batches_;
   int64_t lines_ = 0;

@@ -9,7 +9,7 @@
 namespace sliceflow::json {
 
 bool LineSample::take(int64_t line) const {
-  uint64_t z = static_cast<uint64_t>(line) + 0x9E3779B97F4A7C15ULL;
+  uint64_t z = static_cast<uint64_t>(line) + 0x9E3779B97F4A7C15ULL * (seed + 1);
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
   z ^= z >> 31;

@@ -36,8 +36,9 @@ class RecordInference;
 // Which lines are read: every line, or a sample (samplingRatio).
 struct LineSample {
   double ratio = 1.0;
+  uint64_t seed = 0;
   // Whether line `line` (0-based over every block) is in the sample: a SplitMix64 hash of the
-  // line number compared with the ratio.
+  // line number and the seed compared with the ratio.
   bool take(int64_t line) const;
 };
 

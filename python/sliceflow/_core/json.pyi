@@ -64,10 +64,13 @@ class SchemaInference:
     Spark's JSON schema inference (JsonInferSchema) over NDJSON blocks, on several threads; see sliceflow.json_infer.
     """
     def __init__(
-        self, options: collections.abc.Mapping[str, str], line_batches: bool = True
+        self,
+        options: collections.abc.Mapping[str, str],
+        line_batches: bool = True,
+        sample_seed: typing.SupportsInt | typing.SupportsIndex = 0,
     ) -> None:
         """
-        line_batches=False parses each line on its own: the reference the batched parse is tested against (the schema is the same).
+        line_batches=False parses each line on its own: the reference the batched parse is tested against (the schema is the same). sample_seed is mixed into samplingRatio's choice of lines (one per file, so that files numbering their lines from 1 do not all take the same ones).
         """
     def add_document(self, data: typing_extensions.Buffer) -> None:
         """
@@ -81,6 +84,10 @@ class SchemaInference:
     ) -> None:
         """
         Infer the first `size` bytes of `data` (whole lines; -1: all of it) on up to `threads` threads. Bytes past `size` are padding simdjson may read.
+        """
+    def merge(self, other: SchemaInference) -> None:
+        """
+        Add the records `other` has read after this one's (files inferred on their own threads, merged in their order).
         """
     def schema_json(self) -> str:
         """
