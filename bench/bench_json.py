@@ -54,6 +54,7 @@ FJ_FLOOR = "read.text + Arrow UDF of decoded structs (floor)"
 DS_FLOOR = "Python data source of decoded Arrow (floor)"
 FJ_PARSE_FLOOR = "read.text + Arrow UDF: simdjson parse, then decoded structs (parse floor)"
 DS_PARSE_FLOOR = "Python data source: read + simdjson parse, then decoded Arrow (parse floor)"
+GZ_PARSE_FLOOR = "Python data source, .json.gz: read + inflate + simdjson parse (parse floor)"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -332,14 +333,19 @@ def bench_long_array(numbers: int, repeats: int, cpu: int) -> str:
 # spark: local[2]
 
 
-def register_decoded_source(spark, folder: str, cache: str, floor_lib: str | None) -> None:
+def register_decoded_source(
+    spark, folder: str, cache: str, floor_lib: str | None, gz_folder: str | None = None
+) -> None:
     """Registers ``bench_decoded_arrow``: a Python data source that serves the bids of ``folder``
     already decoded (one Arrow IPC file per NDJSON file, memory-mapped; written here with
     ``sliceflow.json.iter_ndjson``, batch by batch). What the sliceflow.json data source costs
     without the decoding: Spark's Python data source machinery and the Arrow -> JVM hand-over.
     With ``floor_lib`` (``parse_floor.build()``) also ``bench_parsed_arrow``: the same, after
     reading each NDJSON file block by block and parsing it with simdjson (building nothing),
-    a block before each batch: the source with a decoder as fast as simdjson's parse."""
+    a block before each batch: the source with a decoder as fast as simdjson's parse. With
+    ``gz_folder`` (where :func:`gzip_copies` writes) also ``bench_parsed_arrow_gz``: the same,
+    reading the gzipped copies inflated by ``sliceflow.file_codecs.open_input`` (the source's
+    own inflater)."""
     from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 
     import sliceflow.json as sj
@@ -363,8 +369,9 @@ def register_decoded_source(spark, folder: str, cache: str, floor_lib: str | Non
             self.json_path = json_path
 
     class Reader(DataSourceReader):
-        def __init__(self, parse: bool) -> None:
+        def __init__(self, parse: bool, gz: bool) -> None:
             self.parse = parse
+            self.gz = gz
 
         def partitions(self) -> list[InputPartition]:
             return [File(a, j) for a, j in files]
@@ -373,7 +380,15 @@ def register_decoded_source(spark, folder: str, cache: str, floor_lib: str | Non
             blocks = iter(())
             if self.parse:
                 assert floor_lib is not None
-                blocks = parse_floor.ParseFloor(floor_lib).file_blocks(partition.json_path)
+                floor = parse_floor.ParseFloor(floor_lib)
+                if self.gz:
+                    from sliceflow.file_codecs import open_input
+
+                    assert gz_folder is not None
+                    gz = os.path.join(gz_folder, os.path.basename(partition.json_path) + ".gz")
+                    blocks = floor.file_blocks(gz, opener=lambda p: open_input(p))
+                else:
+                    blocks = floor.file_blocks(partition.json_path)
             with pa.memory_map(partition.arrow_path) as source:
                 reader = pa.ipc.open_file(source)
                 for i in range(reader.num_record_batches):
@@ -382,20 +397,22 @@ def register_decoded_source(spark, folder: str, cache: str, floor_lib: str | Non
             for _ in blocks:
                 pass
 
-    def source(source_name: str, parse: bool) -> type[DataSource]:
+    def source(source_name: str, parse: bool, gz: bool = False) -> type[DataSource]:
         class Source(DataSource):
             @classmethod
             def name(cls) -> str:
                 return source_name
 
             def reader(self, schema) -> DataSourceReader:
-                return Reader(parse)
+                return Reader(parse, gz)
 
         return Source
 
     spark.dataSource.register(source("bench_decoded_arrow", parse=False))
     if floor_lib is not None:
         spark.dataSource.register(source("bench_parsed_arrow", parse=True))
+        if gz_folder is not None:
+            spark.dataSource.register(source("bench_parsed_arrow_gz", parse=True, gz=True))
 
 
 def gzip_copies(folder: str, out: str) -> list[str]:
@@ -540,7 +557,10 @@ def bench_spark(
             return F.arrow_udf(decoded, spark_bid)
 
         decoded_udf, parsed_udf = decoded_rows(parse=False), decoded_rows(parse=True)
-        register_decoded_source(spark, folder, os.path.join(tmp, "decoded"), floor_lib)
+        gz_folder = (data_dir.rstrip("/") + "-gz") if data_dir else os.path.join(tmp, "gz")
+        register_decoded_source(
+            spark, folder, os.path.join(tmp, "decoded"), floor_lib, gz_folder if gzip else None
+        )
 
         text = spark.read.text(folder)
         frames = {
@@ -581,7 +601,6 @@ def bench_spark(
         if gzip:
             # The same bids gzipped, one unsplittable file per partition for both readers.
             t0 = time.perf_counter()
-            gz_folder = (data_dir.rstrip("/") + "-gz") if data_dir else os.path.join(tmp, "gz")
             gz_files = gzip_copies(folder, gz_folder)
             gz_mb = sum(os.path.getsize(f) for f in gz_files) / 1e6
             print(f"spark: gzip copies ready in {time.perf_counter() - t0:.1f}s", file=sys.stderr)
@@ -596,6 +615,10 @@ def bench_spark(
             if same:
                 frames[GZ_SPARK] = spark_gz
                 frames[GZ_OURS] = ours_gz
+                if floor_lib is not None:
+                    frames[GZ_PARSE_FLOOR] = (
+                        spark.read.format("bench_parsed_arrow_gz").schema(BID_DDL).load()
+                    )
                 gzip_note = f"The `.json.gz` rows read the same bids gzipped ({gz_mb:.1f} MB)."
             else:
                 gzip_note = (
@@ -669,10 +692,15 @@ def bench_spark(
     if FJ_PARSE_FLOOR in med:
         fj_parse = med["read.text + Spark from_json"] / med[FJ_PARSE_FLOOR]
         ds_parse = med["spark.read.json(schema)"] / med[DS_PARSE_FLOOR]
+        gz_parse = (
+            f", data source on .json.gz {med[GZ_SPARK] / med[GZ_PARSE_FLOOR]:.2f}x"
+            if GZ_PARSE_FLOOR in med
+            else ""
+        )
         out.append(
             "With a decoder as fast as simdjson's parse that built nothing (the parse floors: "
             f"the same, after simdjson's DOM parser has read the very text): from_json "
-            f"{fj_parse:.2f}x, data source {ds_parse:.2f}x."
+            f"{fj_parse:.2f}x, data source {ds_parse:.2f}x{gz_parse}."
         )
     rounds = [
         ("from_json", "read.text + Spark from_json", "read.text + sliceflow from_json"),
@@ -687,6 +715,8 @@ def bench_spark(
         ]
     if GZ_OURS in med:
         rounds.insert(2, ("data source on .json.gz", GZ_SPARK, GZ_OURS))
+    if GZ_PARSE_FLOOR in med:
+        rounds.append(("data source on .json.gz parse floor", GZ_SPARK, GZ_PARSE_FLOOR))
     out.append(
         "Round by round (jobs back to back): "
         + ", ".join(f"{name} {paired(times, base, label)}" for name, base, label in rounds)

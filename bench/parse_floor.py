@@ -19,7 +19,8 @@ import os
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import BinaryIO
 
 import numpy as np
 import pyarrow as pa
@@ -141,13 +142,19 @@ class ParseFloor:
             raise ValueError(f"parse floor: {len(array)} strings held {n} documents")
         return n
 
-    def file_blocks(self, path: str, block_size: int = 8 << 20) -> Iterator[int]:
+    def file_blocks(
+        self,
+        path: str,
+        block_size: int = 8 << 20,
+        opener: Callable[[str], BinaryIO] | None = None,
+    ) -> Iterator[int]:
         """Reads the NDJSON file ``path`` in blocks of ``block_size`` bytes cut after their last
         line end, as the sliceflow.json source reads a split, and parses each with the DOM
-        parser: yields each block's number of documents."""
+        parser: yields each block's number of documents. ``opener`` opens the file (a
+        compressed one through ``sliceflow.file_codecs.open_input``, as the source does)."""
         block = bytearray(block_size + PADDING)
         carry = 0
-        with open(path, "rb", buffering=0) as f:
+        with open(path, "rb", buffering=0) if opener is None else opener(path) as f:
             while True:
                 n = f.readinto(memoryview(block)[carry:block_size])
                 size = carry + n
