@@ -2,8 +2,9 @@
 # The C++ core under ASan+UBSan: bounded libFuzzer runs of the JSON decoder, JSON schema
 # inference, the window kernel (batch and streaming steps), the changelog kernel, the
 # deduplicate kernel, Arrow input validation (forged C Data Interface structs) and the state
-# format (forged or damaged state values), then the decoder's, the window, changelog and
-# deduplicate kernels' Python tests against an extension built with the sanitizers.
+# format (forged or damaged state values), then the decoder's, schema inference's, the window,
+# changelog and deduplicate kernels' Python tests against an extension built with the
+# sanitizers.
 #   FUZZ_SECONDS=600 bash scripts/sanitize.sh   # a longer fuzz run
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -59,8 +60,9 @@ g++ -std=c++17 -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
   tests/cpp/test_json_options.cpp -o "$build/test_json_options"
 ASAN_OPTIONS=detect_leaks=1 "$build/test_json_options"
 
-# The decoder's Python tests with an ASan+UBSan build of the extension (gcc runtime),
-# unpacked beside the installed package and put first on the path.
+# The decoder's and schema inference's Python tests with an ASan+UBSan build of the
+# extension (gcc runtime), unpacked beside the installed package and put first on the path
+# (the repository's root after it, for the tests' shared helpers in tests/).
 rm -rf "$build/wheelhouse" "$build/site"
 SLICEFLOW_SANITIZE=address,undefined .venv/bin/python -m pip wheel -q --no-deps \
   --config-settings=cmake.build-type=RelWithDebInfo --config-settings=build-dir="$build/wheel" \
@@ -69,9 +71,10 @@ SLICEFLOW_SANITIZE=address,undefined .venv/bin/python -m pip wheel -q --no-deps 
 asan=$(g++ -print-file-name=libasan.so)
 ubsan=$(g++ -print-file-name=libubsan.so)
 root=$PWD
-(cd "$build" && PYTHONPATH="$root/$build/site" LD_PRELOAD="$asan:$ubsan" \
+(cd "$build" && PYTHONPATH="$root/$build/site:$root" LD_PRELOAD="$asan:$ubsan" \
   ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
   "$root/.venv/bin/python" -m pytest -q -p no:cacheprovider "$root/tests/test_json_decode.py" \
   "$root/tests/test_fast_path.py" "$root/tests/test_window_kernel.py" \
   "$root/tests/test_window_stream_steps.py" "$root/tests/test_changelog_kernel.py" \
-  "$root/tests/test_dedup_kernel.py" "$root/tests/test_untrusted_input.py")
+  "$root/tests/test_dedup_kernel.py" "$root/tests/test_untrusted_input.py" \
+  "$root/tests/test_json_infer.py" "$root/tests/test_json_infer_batches.py")
