@@ -249,3 +249,22 @@ def test_sampled_files_take_different_lines(tmp_path):
     # Each file samples its own lines (2000 x (1 - 0.5^4) expected), the same ones each run.
     assert len(four["fields"]) > 1700
     assert four == infer_schema(paths, options={"samplingRatio": 0.5}, threads=1)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_failing_file_is_closed_when_its_error_is_raised(tmp_path, monkeypatch, threads):
+    path = tmp_path / "bad.json"
+    path.write_bytes(b'{"a": 1}\n' * 50_000 + b"{oops\n" + b'{"a": 1}\n' * 50_000)
+    closed = []
+
+    class Tracked(io.FileIO):
+        def close(self) -> None:
+            closed.append(True)
+            super().close()
+
+    monkeypatch.setattr(json_infer, "_open", lambda p, s: Tracked(p, "rb"))
+    with pytest.raises(MalformedRecordError, match="line 50001") as failure:
+        infer_schema(str(path), threads=threads, block_size=4096, options={"mode": "FAILFAST"})
+    # The error (and its traceback, which holds the reading frames) is still alive here.
+    assert failure.value is not None
+    assert closed

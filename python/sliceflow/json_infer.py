@@ -25,6 +25,7 @@ import os
 from collections import deque
 from collections.abc import Generator, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
+from contextlib import closing
 from typing import Any, cast
 
 from sliceflow.errors import OptionError, SchemaError
@@ -278,11 +279,14 @@ def _infer_file(
     blocks: Iterator[tuple[bytearray, int]] = _file_blocks(path, block_size, settings)
     if threads > 1:
         blocks = _read_ahead(blocks)
-    for buf, used in blocks:
-        try:
-            inference.add_lines(buf, used, threads)
-        except ValueError as e:
-            raise type(e)(f"{path}: {e}") from None
+    # Closed on the way out, an error's too: the file and the reading thread end here rather
+    # than whenever the error's traceback lets the generator go.
+    with closing(cast(Generator[tuple[bytearray, int], None, None], blocks)):
+        for buf, used in blocks:
+            try:
+                inference.add_lines(buf, used, threads)
+            except ValueError as e:
+                raise type(e)(f"{path}: {e}") from None
     return inference
 
 
