@@ -147,10 +147,9 @@ def test_blocks_read_ahead_cover_the_file(tmp_path, seed):
         assert b"".join(seen) == expected
 
 
-def test_read_ahead_closes_the_file_when_the_caller_stops(tmp_path, monkeypatch):
-    path = tmp_path / "f.json"
-    path.write_bytes(b'{"a": 1}\n' * 50_000)
-    closed = []
+def _track_closes(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """The files inference opens from now on, each appending to the list when closed."""
+    closed: list[bool] = []
 
     class Tracked(io.FileIO):
         def close(self) -> None:
@@ -158,6 +157,13 @@ def test_read_ahead_closes_the_file_when_the_caller_stops(tmp_path, monkeypatch)
             super().close()
 
     monkeypatch.setattr(json_infer, "_open", lambda p, s: Tracked(p, "rb"))
+    return closed
+
+
+def test_read_ahead_closes_the_file_when_the_caller_stops(tmp_path, monkeypatch):
+    path = tmp_path / "f.json"
+    path.write_bytes(b'{"a": 1}\n' * 50_000)
+    closed = _track_closes(monkeypatch)
     blocks = json_infer._read_ahead(json_infer._file_blocks(str(path), 4096, None))
     next(blocks)
     blocks.close()
@@ -255,14 +261,7 @@ def test_sampled_files_take_different_lines(tmp_path):
 def test_a_failing_file_is_closed_when_its_error_is_raised(tmp_path, monkeypatch, threads):
     path = tmp_path / "bad.json"
     path.write_bytes(b'{"a": 1}\n' * 50_000 + b"{oops\n" + b'{"a": 1}\n' * 50_000)
-    closed = []
-
-    class Tracked(io.FileIO):
-        def close(self) -> None:
-            closed.append(True)
-            super().close()
-
-    monkeypatch.setattr(json_infer, "_open", lambda p, s: Tracked(p, "rb"))
+    closed = _track_closes(monkeypatch)
     with pytest.raises(MalformedRecordError, match="line 50001") as failure:
         infer_schema(str(path), threads=threads, block_size=4096, options={"mode": "FAILFAST"})
     # The error (and its traceback, which holds the reading frames) is still alive here.
