@@ -1,8 +1,6 @@
 // LineBatch: NDJSON lines inferred through simdjson's parse_many (see infer_lines.h).
 #include "json/infer_lines.h"
 
-#include <algorithm>
-
 #include "json/infer_record.h"
 #include "json/line_breaks.h"
 

@@ -336,16 +336,9 @@ bool RecordInference::scalar_of(simdjson::dom::element e, Scalar& out) const {
       out.kind = InferredKind::Double;
       return true;
     }
-    case element_type::STRING: {
-      const std::string_view text = string_of(e);
-      if (text.empty() || (!options_.prefers_decimal && !options_.infer_timestamp)) {
-        // Empty strings count as null until every record is merged.
-        out.kind = text.empty() ? InferredKind::Null : InferredKind::String;
-        return true;
-      }
-      out = string_scalar(text);
+    case element_type::STRING:
+      out = string_scalar(string_of(e));
       return true;
-    }
     default:
       return false;  // arrays and objects are not scalars
   }
@@ -470,6 +463,8 @@ InferredType RecordInference::string_type(std::string_view text) const {
 RecordInference::Scalar RecordInference::string_scalar(std::string_view text) const {
   // Empty strings count as null until every record is merged.
   if (text.empty()) return {InferredKind::Null};
+  // Only prefersDecimal and inferTimestamp look into a string's text.
+  if (!options_.prefers_decimal && !options_.infer_timestamp) return {InferredKind::String};
   if (options_.prefers_decimal) {
     std::string cleaned;
     cleaned.reserve(text.size());
