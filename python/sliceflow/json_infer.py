@@ -307,12 +307,7 @@ def _infer_files(
         return core_module("json").SchemaInference(options)
     workers = min(threads, len(paths))
     per_file = max(1, threads // len(paths))
-    if workers == 1:
-        total = _infer_file(paths[0], 0, options, per_file, block_size, settings)
-        for index, path in enumerate(paths[1:], 1):
-            total.merge(_infer_file(path, index, options, per_file, block_size, settings))
-        return total
-    total = None
+    total: Any = None
     pending: deque[Future[Any]] = deque()
 
     def merge_next() -> None:
