@@ -205,7 +205,7 @@ def pandas_query(src):
 def default_buckets() -> int:
     """The bucket count of ``changelog_agg`` without ``buckets=`` (``empty`` uses it too)."""
     try:
-        from sliceflow.changelog_plan import DEFAULT_BUCKETS
+        from sliceflow.changelog.plan import DEFAULT_BUCKETS
     except ImportError:
         return 8
     return DEFAULT_BUCKETS
@@ -232,7 +232,7 @@ def empty_query(src, buckets: int):
 
     bucket = F.pmod(F.hash("auction"), F.lit(buckets))
     try:
-        from sliceflow.spark.bucket_labels import bucket_labels
+        from sliceflow.spark._runtime.bucket_labels import bucket_labels
 
         labels = F.array(*[F.lit(int(v)) for v in bucket_labels(buckets)])
         bucket = F.element_at(labels, bucket + 1)

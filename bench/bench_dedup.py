@@ -109,15 +109,15 @@ def floor_query(watermarked, delay_ms: int):
     """``deduplicate(keep="first")``'s plan over ``watermarked`` (``ts`` the watermark column,
     ``delay_ms`` its delay; as many buckets as ``deduplicate`` takes) with
     :class:`NoopFloorProcessor` in place of its processor."""
-    from sliceflow.dedup_plan import DEFAULT_BUCKETS, build_plan
-    from sliceflow.spark.bucket_processor import process_buckets
-    from sliceflow.spark.columns import input_schema
-    from sliceflow.spark.deduplicate import BUCKETS_CONF
-    from sliceflow.spark.deduplicate_first import packed_first
-    from sliceflow.spark.session_settings import SessionSettings
-    from sliceflow.spark.state_store import buckets_from_conf
-    from sliceflow.spark.tasks import TaskContext
-    from sliceflow.spark_types import spark_struct
+    from sliceflow._runtime.spark_types import spark_struct
+    from sliceflow.dedup.plan import DEFAULT_BUCKETS, build_plan
+    from sliceflow.spark._runtime.bucket_processor import process_buckets
+    from sliceflow.spark._runtime.columns import input_schema
+    from sliceflow.spark._runtime.session_settings import SessionSettings
+    from sliceflow.spark._runtime.state_store import buckets_from_conf
+    from sliceflow.spark._runtime.tasks import TaskContext
+    from sliceflow.spark.dedup.first_seen import packed_first
+    from sliceflow.spark.dedup.query import BUCKETS_CONF
 
     spark = watermarked.sparkSession
     settings = SessionSettings.read(spark)
@@ -135,7 +135,7 @@ def floor_query(watermarked, delay_ms: int):
 
 def noop_floor_processor():
     """The floor's processor class (built here: its module imports pyspark)."""
-    from sliceflow.spark.bucket_processor import BucketCall, BucketProcessor
+    from sliceflow.spark._runtime.bucket_processor import BucketCall, BucketProcessor
 
     class NoopFloorProcessor(BucketProcessor):
         """Per call: unpacks the bucket's rows, reads its one value and writes back 8 bytes

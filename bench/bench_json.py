@@ -344,7 +344,7 @@ def register_decoded_source(
     reading each NDJSON file block by block and parsing it with simdjson (building nothing),
     a block before each batch: the source with a decoder as fast as simdjson's parse. With
     ``gz_folder`` (where :func:`gzip_copies` writes) also ``bench_parsed_arrow_gz``: the same,
-    reading the gzipped copies inflated by ``sliceflow.file_codecs.open_input`` (the source's
+    reading the gzipped copies inflated by ``sliceflow._io.codecs.open_input`` (the source's
     own inflater)."""
     from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 
@@ -382,7 +382,7 @@ def register_decoded_source(
                 assert floor_lib is not None
                 floor = parse_floor.ParseFloor(floor_lib)
                 if self.gz:
-                    from sliceflow.file_codecs import open_input
+                    from sliceflow._io.codecs import open_input
 
                     assert gz_folder is not None
                     gz = os.path.join(gz_folder, os.path.basename(partition.json_path) + ".gz")
@@ -498,7 +498,7 @@ def bench_spark(
     from pyspark.sql import functions as F
 
     import sliceflow.spark as sfs
-    from sliceflow.schemas import resolve_schema
+    from sliceflow.json.schemas import resolve_schema
     from sliceflow.testing import BID_DDL, write_bids
     from sliceflow.testing.spark import local_session
 

@@ -63,7 +63,7 @@ def register_floors(spark, folder: str, cache: str) -> None:
     from pyspark.sql.streaming.datasource import SupportsTriggerAvailableNow
 
     import sliceflow.json as sj
-    from sliceflow.spark.json_stream_source import split_ranges
+    from sliceflow.spark.json.stream_source import split_ranges
     from sliceflow.testing import BID_DDL
 
     os.makedirs(cache, exist_ok=True)

@@ -79,12 +79,12 @@ def worker(config: dict[str, Any]) -> dict[str, Any]:
     from sliceflow import window as W
     from sliceflow.json import DecodeSession, decode, iter_ndjson
     from sliceflow.testing import BID_DDL, bid_lines
-    from sliceflow.window_phases import global_phase, local_phase
+    from sliceflow.window.phases import global_phase, local_phase
 
     if config.get("limits") is not None:
         memory.set_limits(**config["limits"])
     schema = pa.schema([("k", pa.int64()), ("ts", pa.timestamp("us")), ("v", pa.int64())])
-    from sliceflow.window_plan import DEFAULT_BUNDLE_BYTES, DEFAULT_BUNDLE_ROWS, build_plan
+    from sliceflow.window.plan import DEFAULT_BUNDLE_BYTES, DEFAULT_BUNDLE_ROWS, build_plan
 
     wp = build_plan(
         schema,

@@ -108,17 +108,21 @@ def floor_query(bids: Any, part: str = "floor") -> Any:
     import pyarrow as pa
     from pyspark.sql import functions as F
 
-    from sliceflow.kernels import conform
-    from sliceflow.spark.bucket_labels import bucket_labels
-    from sliceflow.spark.bucket_processor import BucketCall, BucketProcessor, process_buckets
-    from sliceflow.spark.bucket_state import PACKED_SCHEMA, pack_by_bucket
-    from sliceflow.spark.columns import input_schema
-    from sliceflow.spark.session_settings import SessionSettings
-    from sliceflow.spark.tasks import TaskContext
-    from sliceflow.spark.topn_streaming import TopNBucketProcessor
-    from sliceflow.spark_types import spark_struct
+    from sliceflow._runtime.kernels import conform
+    from sliceflow._runtime.spark_types import spark_struct
+    from sliceflow.spark._runtime.bucket_labels import bucket_labels
+    from sliceflow.spark._runtime.bucket_processor import (
+        BucketCall,
+        BucketProcessor,
+        process_buckets,
+    )
+    from sliceflow.spark._runtime.bucket_rows import PACKED_SCHEMA, pack_by_bucket
+    from sliceflow.spark._runtime.columns import input_schema
+    from sliceflow.spark._runtime.session_settings import SessionSettings
+    from sliceflow.spark._runtime.tasks import TaskContext
+    from sliceflow.spark.topn.streaming import TopNBucketProcessor
     from sliceflow.topn import bucket_ids
-    from sliceflow.topn_plan import DEFAULT_BUCKETS, OrderKey, TopNPlan, build_plan, identity
+    from sliceflow.topn.plan import DEFAULT_BUCKETS, OrderKey, TopNPlan, build_plan, identity
 
     class FloorProcessor(BucketProcessor):
         """Reads the bucket's rows (unpacked), reads and writes one 8-byte counter; with

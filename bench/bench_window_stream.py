@@ -371,18 +371,18 @@ def profile_steps(
     """Replays what sliceflow's Python workers do for ``q`` on the first ``n`` files of
     ``folder``, in this process (one thread): per micro-batch, the packing step on Arrow
     batches of ``arrow_batch`` rows, then per bucket what ``WindowBucketProcessor`` does (unpack
-    the IPC messages, load the state, ``sliceflow.window_state.advance``, save the state, the
+    the IPC messages, load the state, ``sliceflow.window.state.advance``, save the state, the
     fired windows to pandas), each piece timed and summed over the buckets. Keys go to buckets
     by ``auction % buckets`` (Spark uses a hash; the spread is as even). Watermarks as Spark's:
     0, then the largest time of the earlier micro-batches minus the delay. Returns seconds per
     micro-batch for every piece of ``STEP_PIECES`` (the first micro-batch included), or None
     and why not (these are sliceflow internals: a version without them is skipped)."""
     try:
-        from sliceflow.spark.bucket_labels import bucket_labels
-        from sliceflow.spark.bucket_state import pack_rows, to_pandas
-        from sliceflow.state_format import open_value, seal, window_identity
-        from sliceflow.window_plan import build_plan
-        from sliceflow.window_state import advance, fold, from_sections, rows_sections
+        from sliceflow._runtime.state_format import open_value, seal, window_identity
+        from sliceflow.spark._runtime.bucket_labels import bucket_labels
+        from sliceflow.spark._runtime.bucket_rows import pack_rows, to_pandas
+        from sliceflow.window.plan import build_plan
+        from sliceflow.window.state import advance, fold, from_sections, rows_sections
     except ImportError as e:
         return None, f"sliceflow internals not found ({e})"
     schema = pa.schema(
@@ -454,7 +454,7 @@ def profile_steps(
 
 def bench(args) -> tuple[str, dict[str, Any]]:
     spark_runs.share_sliceflow_with_workers()
-    from sliceflow.spark.window_agg import WindowMetrics
+    from sliceflow.spark.window.agg import WindowMetrics
 
     root = args.data_dir or CACHE
     os.makedirs(root, exist_ok=True)
@@ -464,7 +464,7 @@ def bench(args) -> tuple[str, dict[str, Any]]:
     )
     load = spark_runs.LoadSampler()
     settings = spark_runs.session_settings(spark)
-    from sliceflow.spark.window_agg import default_buckets
+    from sliceflow.spark.window.agg import default_buckets
 
     settings["buckets"] = args.buckets or default_buckets(spark)
     settings["load_at_start"] = load_at_start

@@ -151,7 +151,7 @@ class ParseFloor:
         """Reads the NDJSON file ``path`` in blocks of ``block_size`` bytes cut after their last
         line end, as the sliceflow.json source reads a split, and parses each with the DOM
         parser: yields each block's number of documents. ``opener`` opens the file (a
-        compressed one through ``sliceflow.file_codecs.open_input``, as the source does)."""
+        compressed one through ``sliceflow._io.codecs.open_input``, as the source does)."""
         block = bytearray(block_size + PADDING)
         carry = 0
         with open(path, "rb", buffering=0) if opener is None else opener(path) as f:

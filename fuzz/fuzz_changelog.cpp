@@ -147,7 +147,7 @@ struct Setup {
   std::vector<std::vector<std::vector<std::unique_ptr<Owned>>>> deltas;
 };
 
-// `draft` as sliceflow.changelog_plan writes it, read back by the parser the bindings use.
+// `draft` as sliceflow.changelog.plan writes it, read back by the parser the bindings use.
 cl::Plan parsed(const cl::Plan& draft) {
   sliceflow::agg::PlanFields f("changelog plan");
   f.set_int("num_keys", draft.num_keys);

@@ -54,7 +54,7 @@ struct Ref {
 };
 
 // Streaming: the rows go in micro-batches (a row whose byte 4 has its top bit set ends one),
-// each run as one step of a bucket (sliceflow.window_state): the local phase leaves rows out
+// each run as one step of a bucket (sliceflow.window.state): the local phase leaves rows out
 // of windows ending by the previous watermark, the sweep merges the carried partial rows
 // (input 0) with the new ones (input 1), fires the windows ending in (previous, current
 // watermark] and names the rows to carry. A last step with a far watermark fires the rest.
@@ -180,7 +180,7 @@ void run_streaming(const win::Plan& plan, const Type& input, const Type& partial
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 8) return 0;
   constexpr int64_t unit = 1000;
-  // The plan's fields as sliceflow.window_plan writes them, read by the bindings' parser.
+  // The plan's fields as sliceflow.window.plan writes them, read by the bindings' parser.
   sliceflow::agg::PlanFields fields("window plan");
   const int64_t slide = (1 + data[1] % 8) * unit;
   switch (data[0] % 3) {

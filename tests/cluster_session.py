@@ -9,7 +9,7 @@ from typing import Any
 
 from pyspark.sql import DataFrame, SparkSession
 
-from sliceflow.spark.state_store import PROVIDER_CONF, ROCKSDB_PROVIDER
+from sliceflow.spark._runtime.state_store import PROVIDER_CONF, ROCKSDB_PROVIDER
 from sliceflow.testing.spark import local_session
 
 

@@ -25,7 +25,7 @@ from pyspark.sql import functions as F
 
 import sliceflow.spark as sfs
 from sliceflow import window as W
-from sliceflow.spark.state_store import PROVIDER_CONF, ROCKSDB_PROVIDER
+from sliceflow.spark._runtime.state_store import PROVIDER_CONF, ROCKSDB_PROVIDER
 from sliceflow.testing import BID_DDL
 
 #: The confs both sessions run the queries with (those of tests/conftest.py that matter).

@@ -9,9 +9,9 @@ import pytest
 
 from sliceflow import _core
 from sliceflow import window as W
-from sliceflow.agg_plan import result_type
-from sliceflow.changelog_plan import build_plan as changelog_plan
-from sliceflow.window_plan import build_plan as window_plan
+from sliceflow._runtime.agg_plan import result_type
+from sliceflow.changelog.plan import build_plan as changelog_plan
+from sliceflow.window.plan import build_plan as window_plan
 
 D10_2 = pa.decimal128(10, 2)
 

@@ -7,7 +7,7 @@
 day, 100 auctions (~1.4 rows per auction and minute): count(*) + sum(price) + max(price) by
 auction, tumble(1 min) and hop(10 min, 1 min), checked row by row against numpy; pyarrow's
 ``group_by`` on the same tumble is timed too as the yardstick. The streaming step
-(``sliceflow.window_state.advance``) runs the same bids as 10 micro-batches, tumble(1 min)
+(``sliceflow.window.state.advance``) runs the same bids as 10 micro-batches, tumble(1 min)
 against hop(1 day, 1 min), checked against the batch kernel. ``bench/bench_window.py`` and
 ``bench/bench_window_stream.py`` have the full-size runs.
 """
@@ -118,8 +118,8 @@ def stream_steps(bids: pa.Table, spec: W.WindowSpec, parts: int = 10) -> pa.Tabl
     """The bids as ``parts`` micro-batches in time order through the streaming step (one
     bucket), each run with the watermark the earlier ones set (delay 0), then a last step
     with a watermark past every window: everything the stream emitted."""
-    from sliceflow.window_plan import build_plan
-    from sliceflow.window_state import advance
+    from sliceflow.window.plan import build_plan
+    from sliceflow.window.state import advance
 
     wp = build_plan(bids.schema, spec, ["auction"], aggs())
     state = None

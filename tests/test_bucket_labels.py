@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sliceflow.spark.bucket_labels import (
+from sliceflow.spark._runtime.bucket_labels import (
     MAX_BUCKETS,
     bucket_labels,
     check_buckets,

@@ -24,8 +24,8 @@ import pyarrow as pa
 import pytest
 from flink_reference import flink_available, run_flink
 
-from sliceflow.dedup import DedupStep
-from sliceflow.dedup_plan import build_plan
+from sliceflow.dedup.plan import build_plan
+from sliceflow.dedup.step import DedupStep
 from sliceflow.testing.dedup_reference import DedupModel, materialize_rows
 
 pytestmark = [

@@ -1,4 +1,4 @@
-"""The deduplicate kernel (``sliceflow.dedup``, ``cpp/dedup/``) on Arrow, micro-batch by
+"""The deduplicate kernel (``sliceflow.dedup.step``, ``cpp/dedup/``) on Arrow, micro-batch by
 micro-batch, against the plain-Python model on randomized inputs: every keep / order / retraction
 / mini-batch combination, and the plan's errors."""
 
@@ -10,8 +10,8 @@ from typing import Any
 import pyarrow as pa
 import pytest
 
-from sliceflow.dedup import DedupStep
-from sliceflow.dedup_plan import build_plan
+from sliceflow.dedup.plan import build_plan
+from sliceflow.dedup.step import DedupStep
 from sliceflow.testing.dedup_reference import DedupModel
 
 SCHEMA = pa.schema([("k", pa.int64()), ("s", pa.string()), ("t", pa.int32()), ("v", pa.int64())])
@@ -166,7 +166,7 @@ def test_orders_by_binary_in_unsigned_byte_order(keep):
     ],
 )
 def test_order_types_refused_as_topn_refuses_them(column, message):
-    from sliceflow.topn_plan import build_plan as topn_plan
+    from sliceflow.topn.plan import build_plan as topn_plan
 
     schema = SCHEMA.append(column)
     with pytest.raises(ValueError, match="order_by column " + message):

@@ -23,8 +23,8 @@ import pytest
 from flink_reference import flink_available, run_flink
 from test_dedup_flink import SCHEMA, by_key, upserted
 
-from sliceflow.dedup import DedupStep
-from sliceflow.dedup_plan import build_plan
+from sliceflow.dedup.plan import build_plan
+from sliceflow.dedup.step import DedupStep
 from sliceflow.testing.dedup_reference import DedupModel
 
 pytestmark = [

@@ -52,7 +52,7 @@ DOCTESTS = _doctests()
 def test_doctests_found() -> None:
     # The walk imports every module: an empty list would mean it found none.
     names = {p.id for p in DOCTESTS}
-    assert "sliceflow.json" in names and "sliceflow.window_spec.tumble" in names, sorted(names)
+    assert "sliceflow.json" in names and "sliceflow.window.spec.tumble" in names, sorted(names)
 
 
 @pytest.mark.parametrize(("test", "uses_spark"), DOCTESTS)

@@ -8,8 +8,8 @@ import pytest
 import sliceflow
 from sliceflow import errors
 from sliceflow import json as sj
-from sliceflow.json_options import OptionError
-from sliceflow.schemas import SchemaError
+from sliceflow.json.options import OptionError
+from sliceflow.json.schemas import SchemaError
 
 
 @pytest.mark.parametrize(

@@ -1,6 +1,6 @@
 """gzip files through ISA-L's inflate give the bytes and the errors of pyarrow's zlib stream.
 
-:func:`sliceflow.file_codecs.open_input` inflates ``.gz`` files with ``isal`` and falls back to
+:func:`sliceflow._io.codecs.open_input` inflates ``.gz`` files with ``isal`` and falls back to
 pyarrow's gzip stream where ``isal`` is missing; both are read here on the same files.
 """
 
@@ -12,7 +12,7 @@ import zlib
 
 import pytest
 
-from sliceflow import file_codecs
+from sliceflow._io import codecs as file_codecs
 from sliceflow.errors import FileReadError
 
 pytest.importorskip("isal")

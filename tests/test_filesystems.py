@@ -1,4 +1,4 @@
-"""sliceflow.filesystems: paths of each scheme to a pyarrow filesystem, and the Hadoop
+"""sliceflow._io.filesystems: paths of each scheme to a pyarrow filesystem, and the Hadoop
 ``fs.s3a.*`` and ``fs.gs.*`` settings a Spark user has mapped onto pyarrow's options
 (no network)."""
 
@@ -9,8 +9,7 @@ import sys
 import pyarrow.fs as pafs
 import pytest
 
-from sliceflow.errors import OptionError
-from sliceflow.filesystems import (
+from sliceflow._io.filesystems import (
     GCS_RETRY_SECONDS,
     gcs_options,
     hadoop_settings,
@@ -18,6 +17,7 @@ from sliceflow.filesystems import (
     s3_options,
     split_scheme,
 )
+from sliceflow.errors import OptionError
 
 
 def test_s3a_settings_map_onto_pyarrow_options():

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from sliceflow.kernels import core_module
+from sliceflow._runtime.kernels import core_module
 
 _PADDING = 64  # simdjson::SIMDJSON_PADDING: batches need it after the text
 

@@ -20,10 +20,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import sliceflow.json_infer as json_infer
+import sliceflow.json.infer as json_infer
+from sliceflow._runtime.kernels import core_module
 from sliceflow.errors import MalformedRecordError
 from sliceflow.json import infer_schema
-from sliceflow.kernels import core_module
 from tests.json_corpus import corpus
 from tests.test_json_infer import _records, repeats_a_name
 

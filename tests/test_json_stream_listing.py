@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from pyspark.sql.types import IntegerType, StringType, StructField, StructType
 
-from sliceflow.spark.datasource import JsonDataSource
-from sliceflow.spark.json_stream_source import JsonStreamReader
+from sliceflow.spark.json.source import JsonDataSource
+from sliceflow.spark.json.stream_source import JsonStreamReader
 
 SCHEMA = StructType([StructField("f", StringType()), StructField("i", IntegerType())])
 

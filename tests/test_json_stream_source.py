@@ -13,9 +13,9 @@ import pytest
 from pyspark.sql.streaming.datasource import ReadAllAvailable, ReadMaxBytes, ReadMaxFiles
 from pyspark.sql.types import IntegerType, StringType, StructField, StructType
 
-from sliceflow.schemas import resolve_schema
-from sliceflow.spark.datasource import JsonDataSource
-from sliceflow.spark.json_stream_source import JsonStreamReader, StreamOptions
+from sliceflow.json.schemas import resolve_schema
+from sliceflow.spark.json.source import JsonDataSource
+from sliceflow.spark.json.stream_source import JsonStreamReader, StreamOptions
 
 SCHEMA = StructType([StructField("f", StringType()), StructField("i", IntegerType())])
 

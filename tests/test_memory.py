@@ -84,8 +84,8 @@ def _decode_batches(n: int, rows: int = 10_000) -> None:
 def _window_run(tasks: int) -> None:
     import numpy as np
 
-    from sliceflow.window_phases import local_phase
-    from sliceflow.window_plan import build_plan
+    from sliceflow.window.phases import local_phase
+    from sliceflow.window.plan import build_plan
 
     schema = pa.schema([("k", pa.int64()), ("ts", pa.timestamp("us")), ("v", pa.int64())])
     wp = build_plan(

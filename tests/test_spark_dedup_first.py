@@ -15,8 +15,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from sliceflow.dedup_first import FirstSeenStep
-from sliceflow.dedup_plan import build_plan
+from sliceflow.dedup.first_seen import FirstSeenStep
+from sliceflow.dedup.plan import build_plan
 from sliceflow.spark import DedupMetrics, deduplicate
 
 pytestmark = pytest.mark.spark

@@ -24,8 +24,8 @@ import pyarrow.fs as pafs
 import pytest
 
 import sliceflow.spark as sfs
-from sliceflow.file_listing import list_files, partition_fields
-from sliceflow.spark.datasource import FileSplit, JsonDataSourceReader
+from sliceflow._io.listing import list_files, partition_fields
+from sliceflow.spark.json.source import FileSplit, JsonDataSourceReader
 
 pytestmark = pytest.mark.spark
 
@@ -256,7 +256,7 @@ def test_partition_column_types_are_sparks(registered, tmp_path):
         theirs = spark.read.json(str(root))  # Spark infers the partition column's type
         fields = partition_fields(list_files(str(root)))
         assert [f.name for f in fields] == ["k"]
-        from sliceflow.spark_types import spark_type
+        from sliceflow._runtime.spark_types import spark_type
 
         want = theirs.schema["k"].dataType
         got = spark_type(fields[0].type) if not pa.types.is_null(fields[0].type) else None

@@ -20,7 +20,7 @@ from pyspark.sql import functions as F
 from sliceflow.spark import topn
 from sliceflow.testing.spark import run_to_end
 from sliceflow.testing.topn_reference import TopNModel
-from sliceflow.topn_plan import OrderKey
+from sliceflow.topn.plan import OrderKey
 
 pytestmark = pytest.mark.spark
 

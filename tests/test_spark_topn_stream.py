@@ -18,7 +18,7 @@ from pyspark.sql import functions as F
 from sliceflow import window as W
 from sliceflow.spark import TopNMetrics, changelog_agg, topn, window_agg
 from sliceflow.testing.topn_reference import TopNModel
-from sliceflow.topn_plan import OrderKey
+from sliceflow.topn.plan import OrderKey
 from tests.test_spark_topn import (
     SCHEMA,
     collect_stream,

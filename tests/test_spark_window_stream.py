@@ -19,13 +19,13 @@ from pyspark.sql import functions as F
 from test_spark_changelog import stream_of, write_micro_batches
 
 from sliceflow import window as W
+from sliceflow._runtime.state_format import inspect
 from sliceflow.spark import window_agg
-from sliceflow.spark.window_agg import WindowMetrics
-from sliceflow.state_format import inspect
+from sliceflow.spark.window.agg import WindowMetrics
 from sliceflow.testing.spark import run_to_end, window_bounds
 from sliceflow.testing.window_reference import RefAgg, RefWindow, canonical_rows
 from sliceflow.testing.window_stream_reference import same_values, stream_reference
-from sliceflow.window_state import watermark_from
+from sliceflow.window.state import watermark_from
 
 pytestmark = pytest.mark.spark
 

@@ -11,8 +11,7 @@ import pytest
 
 from sliceflow import changelog as C
 from sliceflow import window as W
-from sliceflow.changelog_plan import build_plan as changelog_plan
-from sliceflow.state_format import (
+from sliceflow._runtime.state_format import (
     FORMAT_VERSION,
     changelog_identity,
     inspect,
@@ -20,8 +19,9 @@ from sliceflow.state_format import (
     seal,
     window_identity,
 )
-from sliceflow.window_plan import build_plan as window_plan
-from sliceflow.window_state import from_sections, rows_sections, watermark_from, watermark_sections
+from sliceflow.changelog.plan import build_plan as changelog_plan
+from sliceflow.window.plan import build_plan as window_plan
+from sliceflow.window.state import from_sections, rows_sections, watermark_from, watermark_sections
 
 ID = [("keys", "BIGINT"), ("aggregates", "count(*)"), ("buckets", "4")]
 HEADER = struct.Struct("<4sHBBIIQQ")

@@ -23,7 +23,7 @@ from flink_reference import flink_available, run_flink
 
 from sliceflow.testing.topn_reference import TopNModel
 from sliceflow.topn import topn
-from sliceflow.topn_plan import OrderKey
+from sliceflow.topn.plan import OrderKey
 
 pytestmark = [
     pytest.mark.flink,

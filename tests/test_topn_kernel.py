@@ -16,7 +16,7 @@ import pytest
 
 from sliceflow.testing.topn_reference import TopNModel, spark_compare
 from sliceflow.topn import topn
-from sliceflow.topn_plan import OrderKey
+from sliceflow.topn.plan import OrderKey
 
 
 def _rows_of(table: pa.Table) -> list[tuple[Any, ...]]:

@@ -10,9 +10,9 @@ import random
 import pyarrow as pa
 import pytest
 
-from sliceflow.spark.topn_streaming import LAYOUT_KEY, dump_retained, load_retained
+from sliceflow.spark.topn.streaming import LAYOUT_KEY, dump_retained, load_retained
 from sliceflow.topn import Ranking, bucket_ids, encode_rows
-from sliceflow.topn_plan import OrderKey, TopNPlan, build_plan
+from sliceflow.topn.plan import OrderKey, TopNPlan, build_plan
 
 SCHEMA = pa.schema([("k", pa.string()), ("v", pa.float64()), ("s", pa.string()), ("d", pa.int64())])
 

@@ -25,9 +25,9 @@ import sliceflow.json as sj
 from sliceflow import _core
 from sliceflow import changelog as C
 from sliceflow import window as W
-from sliceflow.arrow_c_data import buffer_sizes, import_struct
-from sliceflow.changelog_plan import build_plan as build_changelog_plan
-from sliceflow.window_plan import build_plan as build_window_plan
+from sliceflow._runtime.arrow_c_data import buffer_sizes, import_struct
+from sliceflow.changelog.plan import build_plan as build_changelog_plan
+from sliceflow.window.plan import build_plan as build_window_plan
 
 TEXT = b'{"a":1}\n{"a":2}\n{"a":3}\n'
 WANT = [{"a": 1}, {"a": 2}, {"a": 3}]

@@ -15,8 +15,8 @@ import pytest
 
 from sliceflow import _core
 from sliceflow import window as W
-from sliceflow.durations import format_duration, parse_duration
-from sliceflow.window_plan import build_plan, result_type
+from sliceflow.window.durations import format_duration, parse_duration
+from sliceflow.window.plan import build_plan, result_type
 
 US = 1
 MS = 1000
@@ -488,7 +488,7 @@ def test_result_types_are_sparks(spark) -> None:
     """Spark's own result types for the aggregates, through Arrow."""
     from pyspark.sql import functions as F
 
-    from sliceflow.spark_types import arrow_type
+    from sliceflow._runtime.spark_types import arrow_type
 
     df = spark.createDataFrame(
         [(1, 1, 1, 1, 1.0, 1.0, decimal.Decimal("1.00"), decimal.Decimal("1.000"))],
@@ -723,7 +723,7 @@ def test_streaming_window_agg_needs_a_watermark_and_rocksdb(spark) -> None:
 def test_spark_arrow_types(spark) -> None:
     from pyspark.sql import types as T
 
-    from sliceflow.spark_types import arrow_type, spark_struct
+    from sliceflow._runtime.spark_types import arrow_type, spark_struct
 
     cases = [
         (T.BooleanType(), pa.bool_()),

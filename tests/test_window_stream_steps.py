@@ -1,4 +1,4 @@
-"""Streaming windows without Spark: the per-bucket step (sliceflow.window_state.advance) run
+"""Streaming windows without Spark: the per-bucket step (sliceflow.window.state.advance) run
 micro-batch by micro-batch against the brute-force streaming model, on random streams
 (out-of-order rows, late rows, null times, several delays, slides that do and do not divide
 the size, offsets, several buckets), plus the state it carries."""
@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 from sliceflow import window as W
 from sliceflow.testing.window_reference import RefAgg, RefWindow, canonical_rows
 from sliceflow.testing.window_stream_reference import same_values, stream_reference
-from sliceflow.window_plan import build_plan
-from sliceflow.window_state import BucketState, advance, read_table, write_table
+from sliceflow.window.plan import build_plan
+from sliceflow.window.state import BucketState, advance, read_table, write_table
 
 S = 1_000_000
 TS = pa.timestamp("us")

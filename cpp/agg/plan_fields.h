@@ -1,4 +1,4 @@
-// An operator's plan as Python's plans write it (sliceflow.window_plan, changelog_plan): named
+// An operator's plan as Python's plans write it (sliceflow.window.plan, changelog_plan): named
 // ints, bools and strings, and the list of aggregates. The bindings copy a Python dict into it
 // and each operator's parser (window::parse_plan, changelog::parse_plan) reads it, so the
 // field names, their defaults and their checks live in the core, where the fuzzers and C++

@@ -111,7 +111,7 @@ inline pybind11::capsule schema_capsule(const arrow::Type& type) {
   return owning_capsule(std::move(schema), "arrow_schema", release_schema_capsule);
 }
 
-// A plan dict from sliceflow.window_plan / changelog_plan as agg::PlanFields: bool, int and str
+// A plan dict from sliceflow.window.plan / changelog_plan as agg::PlanFields: bool, int and str
 // values, and "aggs", a list of {"fn": str, "arg": int}. `who` names the plan in messages.
 inline agg::PlanFields plan_fields(const pybind11::dict& d, const char* who) {
   namespace py = pybind11;

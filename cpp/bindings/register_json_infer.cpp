@@ -87,7 +87,7 @@ class PySchemaInference {
 void register_json_infer(py::module_& m) {
   py::class_<PySchemaInference>(m, "SchemaInference",
                                 "Spark's JSON schema inference (JsonInferSchema) over NDJSON "
-                                "blocks, on several threads; see sliceflow.json_infer.")
+                                "blocks, on several threads; see sliceflow.json.infer.")
       .def(py::init<const std::map<std::string, std::string>&, bool, uint64_t>(),
            py::arg("options"), py::arg("line_batches") = true, py::arg("sample_seed") = 0,
            "line_batches=False parses each line on its own: the reference the batched "

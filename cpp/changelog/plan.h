@@ -1,5 +1,5 @@
 // What a changelog aggregation computes: the key columns, the op column and the aggregates
-// (docs/changelog-kernel.md). Built from the dict that sliceflow.changelog_plan produces.
+// (docs/changelog-kernel.md). Built from the dict that sliceflow.changelog.plan produces.
 #pragma once
 
 #include <cstdint>
@@ -37,7 +37,7 @@ struct Plan {
   void validate() const;
 };
 
-// The plan that sliceflow.changelog_plan writes (every field required), validated. Throws
+// The plan that sliceflow.changelog.plan writes (every field required), validated. Throws
 // std::invalid_argument("changelog plan: ...") for a missing or mistyped field.
 Plan parse_plan(const agg::PlanFields& fields);
 

@@ -1,6 +1,6 @@
 // The plan of a deduplication (Flink SQL's ROW_NUMBER() = 1): which row of each key is kept,
 // what orders the rows, whether the input retracts, and the bundle settings. Written by
-// sliceflow.dedup_plan as a dict, parsed here (agg::PlanFields), so that the bindings, the C++
+// sliceflow.dedup.plan as a dict, parsed here (agg::PlanFields), so that the bindings, the C++
 // tests and the fuzzer run the same checks. Cost: plan time only.
 #pragma once
 

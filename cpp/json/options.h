@@ -1,5 +1,5 @@
 // Spark's JSON options that change how a document is read, and parse_options, which reads them
-// from the option map the Python side (sliceflow.json_options) passes down. The binding, the
+// from the option map the Python side (sliceflow.json.options) passes down. The binding, the
 // fuzzer and the C++ tests all build their Options through parse_options.
 #pragma once
 
@@ -59,7 +59,7 @@ struct Options {
 // Options from their textual form: Spark's option names (allowComments, mode, timeZone,
 // dateFormat, lineSep, ...) plus sliceflow's own "corrupt_column_index", "root_value",
 // "file_records" and "exact_string_text", as normalised
-// by sliceflow.json_options (names, defaults and most validation live there). A missing key
+// by sliceflow.json.options (names, defaults and most validation live there). A missing key
 // keeps the default above. Throws std::invalid_argument naming the option and the value when
 // a flag is not "true"/"false", the mode is not PERMISSIVE/FAILFAST (DROPMALFORMED with
 // file_records), lineSep is empty or the time zone is unknown.

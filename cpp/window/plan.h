@@ -1,5 +1,5 @@
 // What a window aggregation computes: the window, the key columns and the aggregates.
-// Built from the dict that sliceflow.window_plan produces (docs/window-kernel.md).
+// Built from the dict that sliceflow.window.plan produces (docs/window-kernel.md).
 #pragma once
 
 #include <cstdint>
@@ -37,7 +37,7 @@ struct Plan {
   void validate() const;
 };
 
-// The plan that sliceflow.window_plan writes (docs/window-kernel.md, "Plan"), validated.
+// The plan that sliceflow.window.plan writes (docs/window-kernel.md, "Plan"), validated.
 // Throws std::invalid_argument("window plan: ...") for a missing or mistyped field.
 Plan parse_plan(const agg::PlanFields& fields);
 

@@ -61,7 +61,7 @@ class Decoder:
 
 class SchemaInference:
     """
-    Spark's JSON schema inference (JsonInferSchema) over NDJSON blocks, on several threads; see sliceflow.json_infer.
+    Spark's JSON schema inference (JsonInferSchema) over NDJSON blocks, on several threads; see sliceflow.json.infer.
     """
     def __init__(
         self,

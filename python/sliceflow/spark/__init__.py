@@ -16,14 +16,14 @@
   ``window_agg`` stream, and a changelog on any other stream; :class:`TopNMetrics`.
 """
 
-from sliceflow.spark.changelog_agg import changelog_agg
-from sliceflow.spark.datasource import JsonDataSource, register
-from sliceflow.spark.deduplicate import DedupMetrics, deduplicate
-from sliceflow.spark.from_changelog import from_changelog
-from sliceflow.spark.functions import from_json
-from sliceflow.spark.metrics import ChangelogMetrics, TopNMetrics, WindowMetrics
-from sliceflow.spark.topn import topn
-from sliceflow.spark.window_agg import window_agg
+from sliceflow.spark._runtime.metrics import ChangelogMetrics, TopNMetrics, WindowMetrics
+from sliceflow.spark.cdc.from_changelog import from_changelog
+from sliceflow.spark.changelog.agg import changelog_agg
+from sliceflow.spark.dedup.query import DedupMetrics, deduplicate
+from sliceflow.spark.json.from_json import from_json
+from sliceflow.spark.json.source import JsonDataSource, register
+from sliceflow.spark.topn.query import topn
+from sliceflow.spark.window.agg import window_agg
 
 __all__ = [
     "ChangelogMetrics",

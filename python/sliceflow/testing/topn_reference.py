@@ -10,7 +10,7 @@ per rank ``-U``/``+U`` where the row changed and ``+I``/``-D`` where the top gre
 without, ``-D`` for rows that left then ``+I`` for rows that entered. Rows are told apart by
 arrival without an op column (a row never comes back) and by their values with one.
 
->>> from sliceflow.topn_plan import OrderKey
+>>> from sliceflow.topn.plan import OrderKey
 >>> m = TopNModel(["k"], [OrderKey("v", descending=True)], 2)
 >>> m.process([{"k": "a", "v": 1}, {"k": "a", "v": 3}, {"k": "a", "v": 2}])
 [('+I', 'a', 3, 1), ('+I', 'a', 2, 2)]
@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
 
-from sliceflow.topn_plan import OrderKey
+from sliceflow.topn.plan import OrderKey
 
 __all__ = ["TopNModel", "spark_compare"]
 

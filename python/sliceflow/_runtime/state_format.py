@@ -1,0 +1,139 @@
+"""The state streaming operators keep: one versioned, little-endian format and one plan identity.
+
+Every value a streaming operator keeps in Spark's state store is *sealed* by the C++ core
+(``sliceflow._core.state``, ``cpp/state/format.h``): a header with the format version, the
+operator, the plan identity, the lengths and a checksum, then the operator's payload sections.
+Opening a value checks all of it and refuses, with an error naming what is wrong, a damaged
+value, another operator's, a newer format's or one written under another plan identity (naming
+the fields that changed). docs/state.md is the contract.
+
+The *plan identity* holds what decides the meaning of the state and the results, and nothing
+else: the key types, the aggregates with their input types, the operator's own fields (window
+and time column type; retractions), the bucket count and ANSI mode. Tuning knobs (bundle sizes,
+fold bounds, mini-batch on or off) are left out, so they may change when a query restarts from
+its checkpoint.
+
+>>> import pyarrow as pa
+>>> from sliceflow import window as W
+>>> from sliceflow.changelog.plan import build_plan
+>>> cp = build_plan(pa.schema([("k", pa.int64()), ("v", pa.int32())]), "k",
+...                 [W.count(), W.max("v")], buckets=4)
+>>> changelog_identity(cp)  # doctest: +NORMALIZE_WHITESPACE
+[('keys', 'BIGINT'), ('aggregates', 'count(*), max(INT)'), ('retractions', 'no'),
+ ('buckets', '4'), ('ansi', 'on')]
+>>> value = seal("changelog_agg", changelog_identity(cp), [b"payload"])
+>>> open_value("changelog_agg", changelog_identity(cp), value, 1)
+[b'payload']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
+
+from sliceflow._runtime.kernels import core_module
+from sliceflow._runtime.spark_types import spark_type_name
+
+if TYPE_CHECKING:
+    from sliceflow.changelog.plan import ChangelogPlan
+    from sliceflow.window.plan import WindowPlan
+
+__all__ = [
+    "FORMAT_VERSION",
+    "Identity",
+    "changelog_identity",
+    "inspect",
+    "open_value",
+    "plan_identity",
+    "seal",
+    "window_identity",
+]
+
+#: Named fields, in the operator's order: what a checkpoint's state belongs to.
+Identity = list[tuple[str, str]]
+
+
+#: The state format version this build writes and reads.
+FORMAT_VERSION: int = core_module("state").FORMAT_VERSION
+
+
+def plan_identity(
+    *,
+    keys: Sequence[pa.DataType],
+    aggregates: Sequence[tuple[str, pa.DataType | None]],
+    buckets: int,
+    ansi: bool,
+    operator_fields: Sequence[tuple[str, str]] = (),
+) -> Identity:
+    """The identity of a streaming aggregation: its key types, aggregates (function and input
+    type), the operator's own ``operator_fields``, the bucket count and ANSI mode. Types are
+    named as Spark names them (a STRING key is one identity whether Arrow carries it as
+    string or large_string; a TIMESTAMP whatever the session time zone)."""
+    shown_aggs = ", ".join(
+        f"{fn}({'*' if t is None else spark_type_name(t)})" for fn, t in aggregates
+    )
+    return [
+        ("keys", ", ".join(spark_type_name(t) for t in keys) or "(none)"),
+        ("aggregates", shown_aggs),
+        *operator_fields,
+        ("buckets", str(buckets)),
+        ("ansi", "on" if ansi else "off"),
+    ]
+
+
+def _aggregates(plan: dict[str, Any], schema: pa.Schema) -> list[tuple[str, pa.DataType | None]]:
+    """Each aggregate of a kernel plan with its input type (``schema``: the kernel input)."""
+    return [(a["fn"], None if a["arg"] < 0 else schema.field(a["arg"]).type) for a in plan["aggs"]]
+
+
+def window_identity(wp: WindowPlan, emit: str, buckets: int) -> Identity:
+    """The identity of a streaming ``window_agg``: :func:`plan_identity` with the window
+    (kind, size, slide and offset in microseconds), the time column's type and the emit mode."""
+    plan = wp.plan
+    keys = [wp.local_schema.field(i).type for i in range(plan["num_keys"])]
+    window = (
+        f"{plan['kind']}(size={plan['size']}us, slide={plan['slide']}us, offset={plan['offset']}us)"
+    )
+    time_type = spark_type_name(wp.local_schema.field(plan["num_keys"]).type)
+    return plan_identity(
+        keys=keys,
+        aggregates=_aggregates(plan, wp.local_schema),
+        buckets=buckets,
+        ansi=plan["ansi"],
+        operator_fields=[("window", window), ("time", time_type), ("emit", emit)],
+    )
+
+
+def changelog_identity(cp: ChangelogPlan) -> Identity:
+    """The identity of a streaming ``changelog_agg``: :func:`plan_identity` with whether the
+    input retracts (an op column), which decides the aggregates' state."""
+    plan = cp.plan
+    keys = [cp.encoder_schema.field(i).type for i in range(plan["num_keys"])]
+    return plan_identity(
+        keys=keys,
+        aggregates=_aggregates(plan, cp.encoder_schema),
+        buckets=plan["buckets"],
+        ansi=plan["ansi"],
+        operator_fields=[("retractions", "yes" if plan["op_column"] >= 0 else "no")],
+    )
+
+
+def seal(operator: str, identity: Identity, sections: Sequence[bytes]) -> bytes:
+    """One state value of ``operator`` (``"window_agg"``, ``"changelog_agg"``)."""
+    return bytes(core_module("state").seal(operator, identity, list(sections)))
+
+
+def open_value(operator: str, identity: Identity, value: bytes, sections: int) -> list[bytes]:
+    """The ``sections`` payload sections of a value :func:`seal` wrote; ``ValueError`` naming
+    what is wrong otherwise (damaged, another operator or format version, another plan
+    identity: the fields that changed)."""
+    return list(core_module("state").open(operator, identity, value, sections))
+
+
+def inspect(value: bytes) -> dict[str, Any]:
+    """A state value taken apart without judging its identity (for tools and tests):
+    ``operator``, ``format_version``, ``identity`` and ``sections``; ``ValueError`` if it is
+    damaged."""
+    return dict(core_module("state").inspect(value))

@@ -1,0 +1,255 @@
+"""Changelog aggregation: Flink SQL's group aggregation over ``+I/-U/+U/-D`` rows, with
+mini-batch bundles, in this process (no Spark).
+
+:func:`aggregate` runs the C++ kernel on Arrow data exactly as
+:func:`sliceflow.spark.changelog_agg` runs it inside Spark tasks: the encoder (local phase)
+turns rows into signed delta rows, the aggregator (global phase) keeps per-key state and emits
+each key's net change per bundle. The semantics are in docs/changelog-kernel.md.
+
+>>> import pyarrow as pa
+>>> from sliceflow import window as W
+>>> batch = pa.table({"day": ["d", "d", "d"], "user_id": [1, 2, 11]})
+>>> one_row_each = [batch.slice(i, 1) for i in range(3)]
+>>> out = aggregate(one_row_each, ["day"], [W.count().alias("n")])
+>>> [(r["op"], r["n"]) for r in out.to_pylist()]
+[('+I', 1), ('-U', 1), ('+U', 2), ('-U', 2), ('+U', 3)]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, MutableMapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
+
+from sliceflow._runtime.arrow_c_data import with_user_columns
+from sliceflow._runtime.kernels import add_batch, add_stats, conform, core_module, drain
+from sliceflow.aggregates import AggSpec
+from sliceflow.changelog.plan import DEFAULT_BUNDLE_ROWS, ChangelogPlan, build_plan
+
+if TYPE_CHECKING:
+    from sliceflow._core.changelog import Aggregator
+
+__all__ = ["DEFAULT_BUNDLE_ROWS", "aggregate", "micro_batches"]
+
+#: Output rows per batch the aggregator hands back with emit="final".
+MAX_OUTPUT_ROWS = 65536
+
+
+def encode(
+    cp: ChangelogPlan,
+    batches: Iterable[pa.RecordBatch],
+    stats: MutableMapping[str, int] | None = None,
+) -> Iterator[pa.RecordBatch]:
+    """The local phase on one partition: input batches → delta batches."""
+    enc = core_module("changelog").Encoder(
+        cp.plan, cp.encoder_schema.__arrow_c_schema__(), cp.delta_schema.__arrow_c_schema__()
+    )
+    for batch in batches:
+        if batch.num_rows == 0:
+            continue
+        try:
+            add_batch(enc, cp.encoder_batch(batch))
+        except ValueError as e:
+            # Only an op the kernel refused sends it back to the batch: a batch refused by
+            # the input validation may not be safe to read from Python.
+            located = _bad_op_error(cp, batch) if "not a change kind" in str(e) else None
+            if located is not None:
+                raise located from None
+            user = [cp.input_schema.field(i).name for i in cp.input_indices]
+            raise with_user_columns(e, cp.encoder_schema.names, user) from e
+        yield from drain(enc.take, cp.delta_schema)
+    enc.finish()
+    yield from drain(enc.take, cp.delta_schema)
+    if stats is not None:
+        add_stats(stats, enc.stats())
+
+
+def _shown(value: Any) -> str:
+    """A value of a row as an error message shows it (strings quoted, cut at 40 characters)."""
+    if isinstance(value, str):
+        return repr(value if len(value) <= 40 else value[:40] + "…")
+    return "null" if value is None else str(value)
+
+
+def _bad_op_error(cp: ChangelogPlan, batch: pa.RecordBatch) -> ValueError | None:
+    """The error for the first row of ``batch`` (``cp.input_schema``'s columns, the user's
+    names) whose op is not a change kind, naming the op column and showing the row's values;
+    None if every op is valid (the kernel failed for another reason). Runs only after the
+    kernel refused the batch, so the happy path pays nothing for it."""
+    import pyarrow.compute as pc
+
+    op_index = cp.plan["op_column"]
+    if op_index < 0:
+        return None
+    column_index = cp.input_indices[op_index]
+    ops = batch.column(column_index)
+    valid = pa.array(["+I", "-U", "+U", "-D"], ops.type)
+    bad = pc.and_(pc.is_valid(ops), pc.invert(pc.is_in(ops, value_set=valid)))
+    first = pc.index(bad, True).as_py()
+    if first < 0:
+        return None
+    name = cp.input_schema.field(column_index).name
+    row = batch.slice(first, 1).to_pylist()[0]
+    shown = ", ".join(f"{k}={_shown(v)}" for k, v in row.items())
+    return ValueError(
+        f"op column {name!r} holds {_shown(row[name])}, which is not a change "
+        f"kind: expected +I, -U, +U or -D (null: +I). The row: {{{shown}}}"
+    )
+
+
+class GlobalPhase:
+    """The aggregator of one partition (batch) or one bucket at a time (streaming).
+
+    ``emit`` is ``"changelog"`` or ``"final"``. Output batches come back from :meth:`add`,
+    :meth:`end_bundle` and :meth:`finish` as lists (usually empty or one batch).
+    """
+
+    def __init__(self, cp: ChangelogPlan, emit: str = "changelog") -> None:
+        self._cp = cp
+        self._agg: Aggregator = core_module("changelog").Aggregator(
+            cp.plan,
+            cp.delta_schema.__arrow_c_schema__(),
+            cp.output_schema.__arrow_c_schema__(),
+            emit,
+            MAX_OUTPUT_ROWS,
+        )
+
+    def _drain(self) -> list[pa.RecordBatch]:
+        return list(drain(self._agg.take, self._cp.output_schema))
+
+    def load(self, blob: bytes) -> None:
+        """Adds the keys of a state blob (from :meth:`dump`)."""
+        self._agg.load(blob)
+
+    def add(self, deltas: pa.RecordBatch) -> list[pa.RecordBatch]:
+        """Applies delta rows; returns the changes of the bundles they closed."""
+        if deltas.num_rows:
+            add_batch(self._agg, conform(deltas, self._cp.delta_schema))
+        return self._drain()
+
+    def end_bundle(self) -> list[pa.RecordBatch]:
+        """Closes the open bundle (the end of a micro-batch); returns its changes."""
+        self._agg.end_bundle()
+        return self._drain()
+
+    def finish(self) -> list[pa.RecordBatch]:
+        """End of input; with ``emit="final"`` the one ``+I`` row per live key."""
+        self._agg.finish()
+        return self._drain()
+
+    def dump(self) -> bytes:
+        """The live keys' state as one blob."""
+        return self._agg.dump()
+
+    def reset(self) -> None:
+        """Forgets every key and the counters (reuse for the next bucket)."""
+        self._agg.reset()
+
+    def live_keys(self) -> int:
+        return int(self._agg.live_keys())
+
+    def stats(self) -> dict[str, int]:
+        return dict(self._agg.stats())
+
+
+def micro_batches(data: Any) -> list[pa.Table]:
+    if isinstance(data, (pa.Table, pa.RecordBatch)):
+        data = [data]
+    if isinstance(data, (str, bytes)) or not isinstance(data, Sequence):
+        raise TypeError(
+            "data must be a pyarrow Table or RecordBatch (one micro-batch) or a list of them "
+            f"(successive micro-batches), not {type(data).__name__}"
+        )
+    if not data:
+        raise ValueError("data has no micro-batches (no schema to plan with)")
+    tables: list[pa.Table] = []
+    for item in data:
+        if isinstance(item, pa.RecordBatch):
+            item = pa.Table.from_batches([item])
+        if not isinstance(item, pa.Table):
+            raise TypeError(
+                "each micro-batch must be a pyarrow Table or RecordBatch, not "
+                f"{type(item).__name__}"
+            )
+        if tables and item.schema.names != tables[0].schema.names:
+            raise ValueError(
+                "every micro-batch must have the same columns: "
+                f"{tables[0].schema.names} then {item.schema.names}"
+            )
+        tables.append(item)
+    return tables
+
+
+def aggregate(
+    data: pa.Table | pa.RecordBatch | Sequence[pa.Table | pa.RecordBatch],
+    by: str | Sequence[str] | None,
+    aggs: Sequence[AggSpec],
+    *,
+    op_col: str | None = None,
+    mini_batch: bool = True,
+    bundle_rows: int = DEFAULT_BUNDLE_ROWS,
+    emit: str = "changelog",
+    ansi: bool = True,
+    fold: bool | None = None,
+    stats: MutableMapping[str, int] | None = None,
+) -> pa.Table:
+    """Group aggregation over a changelog, in this process: the C++ kernel alone, no Spark.
+
+    Args:
+        data: one micro-batch (a pyarrow ``Table`` or ``RecordBatch``) or a list of them,
+            applied in order with the state carried from one to the next. A bundle never
+            spans two micro-batches.
+        by: the grouping column(s); ``None`` or ``[]`` for one group.
+        aggs: aggregates from :mod:`sliceflow.window` (``W.count()``, ``W.sum("x")``, ...).
+        op_col: a STRING column of ``+I``/``-U``/``+U``/``-D`` (null: ``+I``); ``None``: every
+            row is an insert.
+        mini_batch: fold the rows of a bundle per key and emit one net change per key (Flink's
+            ``table.exec.mini-batch.enabled``); ``False``: one change per row.
+        bundle_rows: cut bundles every this many (delta) rows (Flink's
+            ``table.exec.mini-batch.size``).
+        emit: ``"changelog"`` (the changes) or ``"final"`` (one ``+I`` row per key alive at
+            the end: what the changelog materializes to, and what a batch DataFrame gives).
+        ansi: Spark's ``spark.sql.ansi.enabled``: BIGINT/DECIMAL sum overflow raises
+            ``OverflowError`` instead of wrapping / giving null.
+        fold: fold rows per key before the (here imaginary) shuffle: ``None`` where it is
+            exact (docs/changelog-kernel.md, "Local fold").
+        stats: a dict to which the kernel's counters are added (``state_reads``,
+            ``state_writes``, ``retractions_ignored``, ``inserts``, ...).
+
+    Returns:
+        A Table: ``op``, the ``by`` columns, then one column per aggregate, in emission order.
+
+    Example:
+        >>> import pyarrow as pa
+        >>> from sliceflow import window as W
+        >>> t = pa.table({"k": ["a", "a", "b"], "v": [5, 7, 1], "op": ["+I", "+I", "+I"]})
+        >>> fix = pa.table({"k": ["a"], "v": [7], "op": ["-D"]})
+        >>> out = aggregate([t, fix], "k", [W.max("v").alias("top")], op_col="op")
+        >>> [tuple(r.values()) for r in out.to_pylist()]
+        [('+I', 'a', 7), ('+I', 'b', 1), ('-U', 'a', 7), ('+U', 'a', 5)]
+    """
+    if emit not in ("changelog", "final"):
+        raise ValueError(f"emit must be 'changelog' or 'final', not {emit!r}")
+    tables = micro_batches(data)
+    cp = build_plan(
+        tables[0].schema,
+        by,
+        aggs,
+        op_col=op_col,
+        mini_batch=mini_batch,
+        bundle_rows=bundle_rows,
+        fold=fold,
+        ansi=ansi,
+    )
+    phase = GlobalPhase(cp, emit)
+    out: list[pa.RecordBatch] = []
+    for table in tables:
+        table = table.cast(cp.input_schema) if table.schema != cp.input_schema else table
+        for deltas in encode(cp, table.to_batches(), stats):
+            out += phase.add(deltas)
+        out += phase.end_bundle()
+    out += phase.finish()
+    if stats is not None:
+        add_stats(stats, phase.stats())
+    return pa.Table.from_batches(out, cp.output_schema)

@@ -1,0 +1,159 @@
+"""The one stateful processor skeleton of sliceflow's streaming operators.
+
+A streaming operator hashes its grouping keys into *buckets* and ships each bucket's rows of a
+micro-batch as Arrow IPC messages (``bucket_state.pack_by_bucket``); Spark groups them by bucket
+and runs a :class:`BucketProcessor` under ``transformWithStateInPandas``, one call per
+(micro-batch, bucket) and, in event time, one per expired timer. Each call is the same four
+steps:
+
+1. **load** the bucket's state: its values in Spark's state store, each a sealed state value
+   (``sliceflow._runtime.state_format``: format version, operator, plan identity, checksum) whose
+   payload sections the operator reads;
+2. **advance** the operator's kernel with the bucket's rows (Arrow record batches, never pandas);
+3. **emit** the output batches it returns (handed to Spark as Arrow-backed pandas frames, one
+   frame per batch);
+4. **store** the new state (sealed again), or clear it.
+
+The skeleton does the Spark plumbing (value states, sealing, unpacking rows, pandas frames,
+the query's ``TaskContext``: worker memory settings and counters); an operator supplies only
+:meth:`BucketProcessor.advance` and the names of its value states. Window and changelog
+aggregation are the two operators today (``window_streaming``, ``changelog_streaming``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import pandas as pd
+import pyarrow as pa
+from pyspark.sql import DataFrame
+from pyspark.sql import types as T
+from pyspark.sql.streaming.stateful_processor import StatefulProcessor, StatefulProcessorHandle
+
+from sliceflow._runtime.state_format import Identity, open_value, seal
+from sliceflow.spark._runtime.bucket_rows import to_pandas, unpack
+from sliceflow.spark._runtime.tasks import TaskContext
+
+__all__ = ["STATE_SCHEMA", "BucketCall", "BucketProcessor", "process_buckets"]
+
+#: The Spark schema of every value state a bucket processor keeps: one sealed state value.
+STATE_SCHEMA = T.StructType([T.StructField("blob", T.BinaryType(), False)])
+
+
+@dataclass
+class BucketCall:
+    """What one call for a bucket brings to :meth:`BucketProcessor.advance`."""
+
+    #: The bucket's rows of this micro-batch, as the processor's input schema (none for a timer).
+    batches: Iterator[pa.RecordBatch]
+    #: The current watermark (event time only, else None).
+    watermark_ms: int | None
+    #: Whether a timer expired (event time).
+    expired: bool
+    #: Counters the call adds to the operator's metrics.
+    stats: dict[str, int] = field(default_factory=dict)
+
+
+class BucketProcessor(StatefulProcessor):
+    """``transformWithStateInPandas`` processor: load → advance → emit → store per bucket call.
+
+    A subclass sets :attr:`operator`, :attr:`state_names` (and :attr:`time_mode` for event
+    time) and implements :meth:`advance`, which reads and writes the bucket's state with
+    :meth:`load` and :meth:`store`.
+    """
+
+    #: The operator's name in the state header and in errors (``"window_agg"``, ...).
+    operator: ClassVar[str]
+    #: The value states the operator keeps per bucket.
+    state_names: ClassVar[tuple[str, ...]]
+    #: ``transformWithStateInPandas``'s time mode: ``"None"`` or ``"EventTime"``.
+    time_mode: ClassVar[str] = "None"
+
+    def __init__(self, identity: Identity, input_schema: pa.Schema, task: TaskContext) -> None:
+        self._identity = identity
+        self._input_schema = input_schema
+        self._task = task
+
+    # -- what an operator supplies ---------------------------------------------------------
+
+    def setup(self) -> None:
+        """Per task, after the state handle is there: build what every call reuses."""
+
+    def advance(self, call: BucketCall) -> Iterator[pa.RecordBatch]:
+        """One call for the bucket: loads the state, advances with ``call.batches``, yields the
+        output batches, stores the state; counters go into ``call.stats``."""
+        raise NotImplementedError
+
+    # -- the state -------------------------------------------------------------------------
+
+    def load(self, name: str, sections: int) -> list[bytes] | None:
+        """The payload sections of the bucket's value ``name``; None when it has none."""
+        value = self._states[name].get()  # one call: None when there is no value
+        if value is None:
+            return None
+        return open_value(self.operator, self._identity, bytes(value[0]), sections)
+
+    def store(self, name: str, sections: Sequence[bytes] | None) -> None:
+        """Seals ``sections`` as the bucket's value ``name``; None clears it."""
+        if sections is None:
+            self._states[name].clear()
+        else:
+            self._states[name].update((seal(self.operator, self._identity, sections),))
+
+    @property
+    def handle(self) -> StatefulProcessorHandle:
+        """Spark's handle (timers)."""
+        return self._handle
+
+    # -- Spark's calls ---------------------------------------------------------------------
+
+    def init(self, handle: StatefulProcessorHandle) -> None:
+        self._task.start()
+        self._handle = handle
+        self._states = {name: handle.getValueState(name, STATE_SCHEMA) for name in self.state_names}
+        self.setup()
+
+    def handleInputRows(
+        self, key: Any, rows: Iterator[pd.DataFrame], timerValues: Any
+    ) -> Iterator[pd.DataFrame]:
+        batches = (
+            batch for frame in rows for batch in unpack(frame, self._input_schema, self.operator)
+        )
+        yield from self._call(batches, timerValues, expired=False)
+
+    def handleExpiredTimer(
+        self, key: Any, timerValues: Any, expiredTimerInfo: Any
+    ) -> Iterator[pd.DataFrame]:
+        yield from self._call(iter(()), timerValues, expired=True)
+
+    def close(self) -> None:
+        pass
+
+    def _call(
+        self, batches: Iterator[pa.RecordBatch], timer_values: Any, *, expired: bool
+    ) -> Iterator[pd.DataFrame]:
+        watermark = (
+            timer_values.getCurrentWatermarkInMs() if self.time_mode == "EventTime" else None
+        )
+        call = BucketCall(batches, watermark, expired)
+        # One frame per kernel output batch: PySpark takes Arrow-backed pandas columns of one
+        # chunk only, and memory stays bounded by a batch.
+        for batch in self.advance(call):
+            if batch.num_rows:
+                yield to_pandas(batch)
+        self._task.report(call.stats)
+
+
+def process_buckets(
+    packed: DataFrame, processor: BucketProcessor, output: T.StructType
+) -> DataFrame:
+    """``packed`` (``bucket_state.PACKED_SCHEMA`` rows) grouped by bucket through
+    ``processor``: the operator's output stream, append mode."""
+    return packed.groupBy("__bucket").transformWithStateInPandas(
+        statefulProcessor=processor,
+        outputStructType=output,
+        outputMode="Append",
+        timeMode=processor.time_mode,
+    )

@@ -1,0 +1,105 @@
+"""The rows of each bucket, shipped to its state: what a streaming operator's packing step sends
+to its :class:`~sliceflow.spark._runtime.bucket_processor.BucketProcessor`.
+
+A streaming operator hashes its grouping keys into buckets (``__bucket``); per input batch, its
+packing step (``mapInArrow``) turns the rows into one row per bucket that holds the bucket's
+rows as one Arrow IPC message (:func:`pack_by_bucket`), under the bucket's label
+(``bucket_labels``). The processor gets them back as Arrow batches with :func:`unpack`, and
+hands its output batches back to Spark with :func:`to_pandas`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from sliceflow._runtime.kernels import conform
+
+__all__ = ["PACKED_SCHEMA", "pack_by_bucket", "pack_rows", "to_pandas", "unpack"]
+
+
+def to_pandas(batch: pa.RecordBatch) -> pd.DataFrame:
+    """A kernel's output batch as a stateful processor yields it: Arrow-backed columns, so
+    that integers with nulls stay integers and decimals stay exact."""
+    return batch.to_pandas(types_mapper=pd.ArrowDtype)
+
+
+#: What both streaming operators' stateful step receives: per bucket, its rows of one input
+#: batch as one Arrow IPC message. transformWithStateInPandas hands its input over as pandas,
+#: which cannot tell NaN from null in a float column nor keep a 64-bit integer column with
+#: nulls exact; a bytes column goes through unchanged (and is far cheaper to convert than row
+#: values).
+PACKED_SCHEMA = pa.schema(
+    [
+        pa.field("__bucket", pa.int32(), nullable=False),
+        pa.field("__rows", pa.binary(), nullable=False),
+    ]
+)
+
+
+def _payloads_by_bucket(
+    buckets: np.ndarray, rows: pa.RecordBatch
+) -> tuple[np.ndarray, list[bytes]]:
+    """The distinct ``buckets`` (ascending) and, for each, its ``rows`` (in their order) as an
+    Arrow IPC message."""
+    order = np.argsort(buckets, kind="stable")  # a bucket's rows keep their arrival order
+    ordered = rows.take(pa.array(order))
+    sorted_buckets = buckets[order]
+    starts = np.flatnonzero(np.r_[True, sorted_buckets[1:] != sorted_buckets[:-1]])
+    ends = np.append(starts[1:], len(sorted_buckets))
+    payloads = [
+        ordered.slice(int(a), int(b - a)).serialize().to_pybytes()
+        for a, b in zip(starts, ends, strict=True)
+    ]
+    return sorted_buckets[starts], payloads
+
+
+def pack_by_bucket(buckets: np.ndarray, rows: pa.RecordBatch, labels: np.ndarray) -> pa.RecordBatch:
+    """One row per bucket of ``rows`` (row i is in bucket ``buckets[i]``), as PACKED_SCHEMA: the
+    bucket's label (``labels[bucket]``, see ``bucket_labels``) and its rows (in their order)
+    as an IPC message. Both streaming operators ship their rows to the state this way."""
+    ids, payloads = _payloads_by_bucket(buckets, rows)
+    return pa.RecordBatch.from_arrays(
+        [pa.array(labels[ids], pa.int32()), pa.array(payloads, pa.binary())],
+        schema=PACKED_SCHEMA,
+    )
+
+
+def pack_rows(
+    batches: Iterator[pa.RecordBatch],
+    labels: np.ndarray,
+    schema: pa.Schema,
+    *,
+    wake_all: bool,
+) -> Iterator[pa.RecordBatch]:
+    """A packing step: input batches (``__bucket``, then ``schema``'s columns) → for each, one
+    row per bucket with its label (``labels[bucket]``, see ``bucket_labels``) and its rows (as
+    ``schema``) as an IPC message (:func:`pack_by_bucket`). With ``wake_all``, at the end an
+    empty message for every bucket, so that every bucket runs in every micro-batch with data."""
+    for batch in batches:
+        if batch.num_rows == 0:
+            continue
+        rows = conform(batch.drop_columns([batch.schema.names[0]]), schema)
+        buckets_of_rows = batch.column(0).to_numpy(zero_copy_only=False)
+        yield pack_by_bucket(buckets_of_rows, rows, labels)
+    if wake_all:
+        yield pa.RecordBatch.from_arrays(
+            [pa.array(labels, pa.int32()), pa.array([b""] * len(labels), pa.binary())],
+            schema=PACKED_SCHEMA,
+        )
+
+
+def unpack(frame: pd.DataFrame, schema: pa.Schema, operator: str) -> Iterator[pa.RecordBatch]:
+    """The batches (as ``schema``) packed in the rows of ``frame``; empty payloads (a bucket's
+    wake-up call) give none."""
+    # Spark hands the columns over by position (named _0, _1, ...): bucket, then the payload.
+    if frame.shape[1] != len(PACKED_SCHEMA):
+        raise ValueError(
+            f"{operator}: expected {len(PACKED_SCHEMA)} columns, Spark passed {frame.shape[1]}"
+        )
+    for payload in frame.iloc[:, 1]:
+        if len(payload):
+            yield pa.ipc.read_record_batch(pa.py_buffer(payload), schema)

@@ -1,0 +1,70 @@
+"""The Spark session settings sliceflow's operators follow, read once when a query is built.
+
+An operator (``window_agg``, ``changelog_agg``, ``from_json``, the ``sliceflow.json`` data
+source) reads :class:`SessionSettings` on the driver and carries the values it needs in its UDF
+closure: Python workers have no session to read them from.
+
+* ``spark.sql.ansi.enabled`` -- overflow raises (``ansi``) or wraps / gives null;
+* ``spark.sql.caseSensitive`` -- how a column name the user wrote finds its column;
+* ``spark.sql.execution.arrow.useLargeVarTypes`` -- whether Spark hands STRING columns to
+  Python as ``large_string``;
+* ``spark.sql.session.timeZone`` -- the zone of TIMESTAMP values;
+* ``spark.sliceflow.memory.*`` -- the kernels' memory limits
+  (:mod:`sliceflow.spark._runtime.memory_conf`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from pyspark.sql import SparkSession
+
+from sliceflow.spark._runtime.memory_conf import from_session
+
+__all__ = ["SessionSettings", "session_time_zone"]
+
+
+def _flag(conf: Any, name: str, default: str) -> bool:
+    return str(conf.get(name, default)).lower() == "true"
+
+
+def session_time_zone(spark: Any = None) -> str:
+    """Spark's session time zone (used for timestamps without an offset); ``UTC`` without an
+    active session."""
+    spark = spark or SparkSession.getActiveSession()
+    if spark is None:
+        return "UTC"
+    return spark.conf.get("spark.sql.session.timeZone", "UTC") or "UTC"
+
+
+@dataclass(frozen=True)
+class SessionSettings:
+    """The settings of one session, as :meth:`read` found them."""
+
+    #: ``spark.sql.ansi.enabled`` (default true, as in Spark 4).
+    ansi: bool = True
+    #: ``spark.sql.caseSensitive`` (default false).
+    case_sensitive: bool = False
+    #: ``spark.sql.execution.arrow.useLargeVarTypes`` (default false).
+    large_var_types: bool = False
+    #: ``spark.sql.session.timeZone``.
+    time_zone: str = "UTC"
+    #: The ``spark.sliceflow.memory.*`` settings that are set, by limit name.
+    memory_limits: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def read(cls, spark: Any = None) -> SessionSettings:
+        """The settings of ``spark`` (default: the active session; the defaults without one).
+        A malformed memory setting fails here, naming its conf."""
+        spark = spark or SparkSession.getActiveSession()
+        if spark is None:
+            return cls()
+        conf = spark.conf
+        return cls(
+            ansi=_flag(conf, "spark.sql.ansi.enabled", "true"),
+            case_sensitive=_flag(conf, "spark.sql.caseSensitive", "false"),
+            large_var_types=_flag(conf, "spark.sql.execution.arrow.useLargeVarTypes", "false"),
+            time_zone=session_time_zone(spark),
+            memory_limits=from_session(spark),
+        )

@@ -1,0 +1,165 @@
+"""``changelog_agg``: Flink SQL's changelog group aggregation on a Spark DataFrame.
+
+::
+
+    batch:     df ─ mapInArrow(encoder: key bytes, signed deltas, folded per key where exact)
+                  ─ repartition(__key) ─ mapInArrow(aggregator, emit="final") ─ one +I per key
+
+    streaming: df ─ mapInArrow(encoder) ─ groupBy(__bucket)
+                  ─ transformWithStateInPandas(aggregator per bucket: read the bucket's state
+                    once, apply the micro-batch's rows in bundles, emit net changes, write the
+                    state once) ─ changelog rows (output mode append)
+
+The state of a streaming query lives in Spark's state store (RocksDB), one value per *bucket*
+(``hash(key) mod buckets``): one Python call handles every key of a bucket, so there is no
+Python call (and no state-store round trip) per key. All per-row work is in the C++ kernel
+(``sliceflow._core.changelog``); docs/changelog-kernel.md has the semantics.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+import pyarrow as pa
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+from pyspark.sql import types as T
+
+from sliceflow._runtime.kernels import conform
+from sliceflow._runtime.spark_types import spark_struct
+from sliceflow.aggregates import AggSpec, agg_specs
+from sliceflow.changelog import GlobalPhase, encode
+from sliceflow.changelog.plan import (
+    DEFAULT_BUCKETS,
+    DEFAULT_BUNDLE_ROWS,
+    ChangelogPlan,
+    build_plan,
+)
+from sliceflow.spark._runtime.bucket_labels import bucket_labels, check_buckets
+from sliceflow.spark._runtime.bucket_rows import PACKED_SCHEMA, pack_by_bucket
+from sliceflow.spark._runtime.columns import input_schema, quote, resolver
+from sliceflow.spark._runtime.metrics import ChangelogMetrics
+from sliceflow.spark._runtime.session_settings import SessionSettings
+from sliceflow.spark._runtime.state_store import buckets_from_conf, check_state_store
+from sliceflow.spark._runtime.tasks import TaskContext
+from sliceflow.spark.changelog.streaming import streaming
+
+__all__ = ["ChangelogMetrics", "changelog_agg"]
+
+#: Spark conf that sets the default bucket count of streaming changelog_agg.
+BUCKETS_CONF = "spark.sliceflow.changelog.buckets"
+
+
+def changelog_agg(
+    df: DataFrame,
+    by: str | Sequence[str] | None,
+    aggs: Sequence[AggSpec],
+    *,
+    op_col: str | None = None,
+    mini_batch: bool = True,
+    bundle_rows: int = DEFAULT_BUNDLE_ROWS,
+    buckets: int | None = None,
+    metrics: ChangelogMetrics | None = None,
+) -> DataFrame:
+    """Group aggregation that consumes and produces a changelog (Flink SQL's semantics).
+
+    Args:
+        df: a batch or streaming DataFrame. A streaming one needs the RocksDB state store
+            provider (``spark.sql.streaming.stateStore.providerClass``), as every
+            ``transformWithState`` query does.
+        by: grouping column name(s); ``None`` or ``[]`` for one group.
+        aggs: :func:`sliceflow.window.count`, ``sum``, ``avg``, ``min``, ``max``,
+            ``count_distinct``, ``first_value``, ``last_value`` (``.alias(name)``); all of them
+            retract.
+        op_col: a STRING column of ``+I``/``-U``/``+U``/``-D`` (null is ``+I``; any other value
+            fails the task with an error naming it), e.g. the ``op`` column of another
+            ``changelog_agg``; ``None``: every row is an insert.
+        mini_batch: fold each bundle's rows per key and emit one net change per key (Flink's
+            ``table.exec.mini-batch.enabled``); ``False``: one change per row.
+        bundle_rows: bundles are cut every this many rows (Flink's
+            ``table.exec.mini-batch.size``); a bundle never spans micro-batches.
+        buckets: streaming only: how many state-store entries the keys are hashed into (one
+            Python call and one state read and write per touched bucket per micro-batch).
+            Default: the Spark conf ``spark.sliceflow.changelog.buckets``, else 8. It is part
+            of the checkpoint: a query must restart with the bucket count it started with.
+        metrics: a :class:`ChangelogMetrics` to which the kernel's counters are added.
+
+    Returns:
+        ``op`` (STRING), the ``by`` columns, one column per aggregate (Spark SQL's result
+        types). Streaming: the changelog, output mode ``append``. Batch: one ``+I`` row per key
+        alive at the end of the input (what the changelog materializes to).
+
+    Example:
+        >>> from pyspark.sql import functions as F
+        >>> from sliceflow import window as W
+        >>> inner = changelog_agg(src.withColumn("b", F.col("user_id") % 10), by=["day", "b"],
+        ...                       aggs=[W.count_distinct("user_id").alias("cnt")])  # doctest: +SKIP
+        >>> outer = changelog_agg(inner, by=["day"], aggs=[W.sum("cnt").alias("total")],
+        ...                       op_col="op")  # doctest: +SKIP
+    """
+    if not isinstance(df, DataFrame):
+        raise TypeError(f"changelog_agg takes a pyspark DataFrame, not {type(df).__name__}")
+    spark = df.sparkSession
+    conf = spark.conf
+    settings = SessionSettings.read(spark)
+    if buckets is None:
+        buckets = buckets_from_conf(conf, BUCKETS_CONF) or DEFAULT_BUCKETS
+    check_buckets(buckets)
+
+    aggs = agg_specs(aggs)
+    by_list = [by] if isinstance(by, str) else list(by or [])
+    resolve = resolver(df, settings.case_sensitive)
+    by_list = [resolve(name) for name in by_list]
+    op_name = resolve(op_col) if op_col is not None else None
+    aggs = [a if a.col is None else AggSpec(a.fn, resolve(a.col), a.name) for a in aggs]
+    referenced = [*by_list, op_name, *(a.col for a in aggs)]
+    schema = input_schema(df, referenced, settings.time_zone, settings.large_var_types)
+    cp = build_plan(
+        schema,
+        by_list,
+        aggs,
+        op_col=op_name,
+        mini_batch=mini_batch,
+        bundle_rows=bundle_rows,
+        buckets=buckets,
+        ansi=settings.ansi,
+    )
+    accumulator = metrics.accumulator if metrics is not None else None
+    task = TaskContext(settings.memory_limits, accumulator)
+
+    def encode_fn(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        inputs = (conform(b, cp.input_schema) for b in batches)
+        return task.run(lambda stats: encode(cp, inputs, stats))
+
+    encode_fn.__name__ = "changelog_agg_encode"
+    selected = df.select(*[F.col(quote(name)) for name in cp.input_schema.names])
+    output_struct = spark_struct(cp.output_schema)
+    if df.isStreaming:
+        labels = bucket_labels(buckets)
+
+        def encode_packed_fn(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+            for deltas in encode_fn(batches):
+                yield pack_by_bucket(deltas.column(0).to_numpy(), deltas, labels)
+
+        encode_packed_fn.__name__ = "changelog_agg_encode"
+        check_state_store(conf, "changelog_agg")
+        packed = selected.mapInArrow(encode_packed_fn, spark_struct(PACKED_SCHEMA))
+        return streaming(cp, packed, output_struct, task)
+    deltas = selected.mapInArrow(encode_fn, spark_struct(cp.delta_schema))
+    return _batch(cp, deltas, output_struct, task)
+
+
+def _batch(
+    cp: ChangelogPlan, deltas: DataFrame, output: T.StructType, task: TaskContext
+) -> DataFrame:
+    def final_fn(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        task.start()
+        phase = GlobalPhase(cp, "final")
+        for batch in batches:
+            yield from phase.add(batch)
+        yield from phase.finish()
+        task.report(phase.stats())
+
+    final_fn.__name__ = "changelog_agg_final"
+    # Rows of a key from one input partition keep their order through the shuffle.
+    return deltas.repartition("__key").mapInArrow(final_fn, output)

@@ -1,0 +1,298 @@
+"""``deduplicate``: Flink SQL's deduplication (``ROW_NUMBER() OVER (PARTITION BY by ORDER BY
+order_by) = 1``) on a Spark DataFrame, batch and streaming.
+
+::
+
+    batch:     df (+ __seq: arrival order) ─ repartition(by) ─ mapInArrow(one kernel step per
+                  partition, one bundle) ─ the kept row per key
+
+    streaming: df ─ (+ __bucket = pmod(hash(by), buckets)) ─ mapInArrow(pack rows per bucket)
+                  ─ groupBy(__bucket).transformWithStateInPandas(DedupBucketProcessor: load the
+                    bucket's retained rows once, one kernel step over them and the micro-batch's
+                    rows in bundles, emit the changes, store the retained rows once)
+
+The kernel (``cpp/dedup/``) sees the key, order and identity columns and answers with row
+indices; the rows stay Arrow (``take``), and a bucket's retained rows are one Arrow IPC
+message in a sealed state value (``state_format``), so no row goes through Python one by one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+import pyarrow as pa
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+from pyspark.sql import types as T
+
+from sliceflow._runtime.kernels import conform
+from sliceflow._runtime.spark_types import spark_struct
+from sliceflow._runtime.state_format import Identity, plan_identity
+from sliceflow.dedup.plan import DEFAULT_BUCKETS, DEFAULT_BUNDLE_ROWS, DedupPlan, build_plan
+from sliceflow.dedup.step import DedupStep
+from sliceflow.spark._runtime.bucket_labels import bucket_labels, check_buckets
+from sliceflow.spark._runtime.bucket_processor import BucketCall, BucketProcessor, process_buckets
+from sliceflow.spark._runtime.bucket_rows import PACKED_SCHEMA, pack_rows
+from sliceflow.spark._runtime.columns import input_schema, quote, resolver
+from sliceflow.spark._runtime.metrics import WindowMetrics
+from sliceflow.spark._runtime.session_settings import SessionSettings
+from sliceflow.spark._runtime.state_store import buckets_from_conf, check_state_store
+from sliceflow.spark._runtime.tasks import TaskContext
+from sliceflow.spark.dedup.first_seen import streaming_first
+
+__all__ = ["BUCKETS_CONF", "DedupMetrics", "deduplicate"]
+
+#: Spark conf that sets the default bucket count of a streaming deduplicate.
+BUCKETS_CONF = "spark.sliceflow.dedup.buckets"
+#: The value state that holds a bucket's retained rows.
+STATE_NAME = "sliceflow_dedup_bucket"
+_SEQ = "__sliceflow_seq"
+_BATCH_BUNDLE = 1 << 62  # batch: one bundle, so each key emits its final row once
+
+
+class DedupMetrics(WindowMetrics):
+    """The deduplicate kernel's counters, summed over every task of the queries it is given to:
+    ``rows_in``, ``retractions_in``, ``retractions_ignored`` (a retraction of a row never
+    inserted), ``keys_loaded``, ``state_reads``, ``state_writes`` (per key: once per bundle
+    with mini-batch, once per row without), ``inserts``, ``update_befores``,
+    ``update_afters``, ``deletes``, ``bundles``, ``rows_late`` and ``keys_expired`` (streaming
+    with a watermark), ``buckets_touched``. The append-only stream (``keep="first"`` in arrival
+    order) counts ``rows_in``, ``local_duplicates`` (rows dropped before the shuffle),
+    ``rows_stepped`` (rows that reached the buckets), ``keys_loaded``, ``state_reads`` (keys
+    looked up, once per key and micro-batch), ``state_writes`` (entries added or expired),
+    ``inserts``, ``rows_late``, ``keys_expired`` and ``buckets_touched``.
+
+    Example:
+        >>> metrics = DedupMetrics(spark)  # doctest: +SKIP
+        >>> deduplicate(df, ["id"], keep="last", metrics=metrics).collect()  # doctest: +SKIP
+        >>> metrics.value["rows_in"]  # doctest: +SKIP
+        1000
+    """
+
+    def __repr__(self) -> str:
+        return f"DedupMetrics({self.value})"
+
+
+def dedup_identity(dp: DedupPlan, buckets: int, watermark_col: str | None) -> Identity:
+    """The plan identity of a streaming deduplicate's state (what decides its results)."""
+    schema = dp.input_schema
+    fields = [
+        ("keep", dp.keep),
+        ("order", "arrival" if dp.order_by is None else str(schema.field(dp.order_by).type)),
+        ("retractions", "yes" if dp.op_col is not None else "no"),
+        ("row", ", ".join(f"{f.name} {f.type}" for f in dp.payload_schema)),
+        ("expiry", watermark_col or "none"),
+    ]
+    return plan_identity(
+        keys=[schema.field(n).type for n in dp.by],
+        aggregates=[],
+        buckets=buckets,
+        ansi=True,
+        operator_fields=fields,
+    )
+
+
+def deduplicate(
+    df: DataFrame,
+    by: str | Sequence[str],
+    *,
+    keep: str = "first",
+    order_by: str | None = None,
+    op_col: str | None = None,
+    mini_batch: bool = True,
+    bundle_rows: int = DEFAULT_BUNDLE_ROWS,
+    buckets: int | None = None,
+    metrics: DedupMetrics | None = None,
+) -> DataFrame:
+    """One row per key: ``ROW_NUMBER() OVER (PARTITION BY by ORDER BY order_by) = 1``.
+
+    Args:
+        df: a batch or streaming DataFrame (a streaming one needs the RocksDB state store).
+        by: the key column(s).
+        keep: ``"first"`` (the smallest ``order_by``, Spark's ascending order: nulls first) or
+            ``"last"`` (the largest: descending, nulls last).
+        order_by: one column (numbers, DECIMAL, STRING, DATE, TIMESTAMP, BOOLEAN); ``None``:
+            arrival order (batch: the DataFrame's row order; stream: the order rows arrive).
+            Ties go to the earlier row with ``"first"``, the later one with ``"last"`` (Flink's
+            rule; Spark's own ``row_number`` leaves ties in no defined order).
+        op_col: a STRING column of ``+I``/``-U``/``+U``/``-D`` (e.g. ``from_changelog``'s
+            ``op``): the input is a changelog. As Flink's retractable rank, every live row of a
+            key is kept, so that retracting the kept row brings the next one back (state grows
+            with a key's live rows); a retraction matches a live row on all its columns, and one
+            that matches none is ignored and counted (``retractions_ignored``).
+        mini_batch: fold each bundle's rows per key into one net change (Flink's mini-batch);
+            ``False``: one change per row.
+        bundle_rows: bundles are cut every this many rows of a bucket's micro-batch.
+        buckets: streaming only: state-store entries the keys are hashed into (default: the
+            conf ``spark.sliceflow.dedup.buckets``, else 8); part of the checkpoint.
+        metrics: a :class:`DedupMetrics` to which the kernel's counters are added.
+
+    Returns:
+        Batch: the input's rows kept (without the op column); each shuffle partition's rows
+        are gathered into one Arrow batch for one kernel step (memory: a partition's rows;
+        raise ``spark.sql.shuffle.partitions`` for very large inputs). Stream: the changelog
+        ``op`` then the row's columns (output mode append), except ``keep="first"`` in arrival
+        order over an insert-only stream, which only ever emits the first row of each key and has no
+        ``op`` (like ``dropDuplicates``); its state is one entry per key, not a row. With a
+        watermark on the stream (``withWatermark``) that plan follows
+        ``dropDuplicatesWithinWatermark`` exactly: a key's entry expires at its first row's time
+        plus the watermark delay and leaves at the end of the first micro-batch whose watermark
+        is at or past that (so a later row of the key is emitted again), and rows at or before
+        the previous micro-batch's watermark are dropped as late. The changelog plans drop rows
+        older than the watermark and let a key's retained row leave once the watermark passes
+        its time.
+
+    Example:
+        >>> latest = deduplicate(rows, by=["id"], keep="last", order_by="ts")  # doctest: +SKIP
+        >>> first = deduplicate(events, by=["event_id"], keep="first")  # doctest: +SKIP
+    """
+    if not isinstance(df, DataFrame):
+        raise TypeError(f"deduplicate takes a pyspark DataFrame, not {type(df).__name__}")
+    spark = df.sparkSession
+    settings = SessionSettings.read(spark)
+    resolve = resolver(df, settings.case_sensitive)
+    by_list = [resolve(n) for n in ([by] if isinstance(by, str) else list(by))]
+    order_name = resolve(order_by) if order_by is not None else None
+    op_name = resolve(op_col) if op_col is not None else None
+    task = TaskContext(settings.memory_limits, metrics.accumulator if metrics else None)
+    if df.isStreaming:
+        return _streaming(
+            df,
+            spark,
+            by_list,
+            keep,
+            order_name,
+            op_name,
+            mini_batch,
+            bundle_rows,
+            buckets,
+            settings,
+            task,
+        )
+    seq = _SEQ if order_name is None else None
+    source = df.withColumn(_SEQ, F.monotonically_increasing_id()) if seq else df
+    schema = input_schema(source, source.columns, settings.time_zone, settings.large_var_types)
+    dp = build_plan(
+        schema, by_list, keep=keep, order_by=order_name, op_col=op_name,
+        mini_batch=True, bundle_rows=_BATCH_BUNDLE, arrival_col=seq,
+    )  # fmt: skip
+
+    def final_fn(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        task.start()
+        parts = [conform(b, schema) for b in batches if b.num_rows]
+        if not parts:
+            return
+        stats: dict[str, int] | None = {} if task.accumulator is not None else None
+        step = DedupStep(dp)  # one step per partition, over all its rows
+        out, _ = step.run(step.empty_state(), pa.concat_batches(parts), stats)
+        task.report(stats)
+        yield out.select(dp.payload_schema.names)
+
+    final_fn.__name__ = "deduplicate"
+    keys = [F.col(quote(n)) for n in dp.by]
+    # A key's rows from one input partition keep their order through the shuffle; __seq
+    # restores the order across partitions.
+    return source.repartition(*keys).mapInArrow(final_fn, spark_struct(dp.payload_schema))
+
+
+def _watermark(df: DataFrame) -> tuple[str, int] | None:
+    """The stream's watermark column and its delay in milliseconds, or None."""
+    for f in df.schema.fields:
+        if "spark.watermarkDelayMs" in (f.metadata or {}):
+            return f.name, int(f.metadata["spark.watermarkDelayMs"])
+    return None
+
+
+class DedupBucketProcessor(BucketProcessor):
+    """One call per (micro-batch, bucket): the bucket's rows through one kernel step."""
+
+    operator = "deduplicate"
+    state_names = (STATE_NAME,)
+
+    def __init__(
+        self, dp: DedupPlan, buckets: int, watermark_col: str | None, task: TaskContext
+    ) -> None:
+        super().__init__(dedup_identity(dp, buckets, watermark_col), dp.input_schema, task)
+        self._dp = dp
+        self._watermark_col = watermark_col
+
+    def setup(self) -> None:
+        extra = (self._watermark_col,) if self._watermark_col else ()
+        self._step = DedupStep(self._dp, extra)
+
+    def advance(self, call: BucketCall) -> Iterator[pa.RecordBatch]:
+        import pyarrow.compute as pc
+
+        step = self._step
+        batches = [b for b in call.batches if b.num_rows]
+        if not batches:
+            return
+        stored = self.load(STATE_NAME, 1)
+        state = (
+            pa.ipc.read_record_batch(pa.py_buffer(stored[0]), step.state_schema)
+            if stored is not None
+            else step.empty_state()
+        )
+        rows = pa.concat_batches(batches)
+        wm = self._watermark_col
+        if wm is not None and call.watermark_ms is not None and call.watermark_ms > 0:
+            limit = pa.scalar(call.watermark_ms * 1000, pa.timestamp("us"))
+            live = pc.fill_null(pc.greater_equal(rows.column(wm).cast(limit.type), limit), True)
+            call.stats["rows_late"] = rows.num_rows - int(pc.sum(live).as_py() or 0)
+            rows = rows.filter(live)
+            kept = pc.fill_null(pc.greater_equal(state.column(wm).cast(limit.type), limit), True)
+            call.stats["keys_expired"] = state.num_rows - int(pc.sum(kept).as_py() or 0)
+            state = state.filter(kept)
+        out, state = step.run(state, rows, call.stats)
+        self.store(STATE_NAME, [state.serialize().to_pybytes()] if state.num_rows else None)
+        call.stats["buckets_touched"] = 1
+        yield out
+
+
+class EventTimeDedupBucketProcessor(DedupBucketProcessor):
+    """:class:`DedupBucketProcessor` on a stream with a watermark: Spark passes the watermark,
+    which drops late rows and expires retained rows."""
+
+    time_mode = "EventTime"
+
+
+def _streaming(
+    df: DataFrame,
+    spark: SparkSession,
+    by: list[str],
+    keep: str,
+    order_by: str | None,
+    op_col: str | None,
+    mini_batch: bool,
+    bundle_rows: int,
+    buckets: int | None,
+    settings: SessionSettings,
+    task: TaskContext,
+) -> DataFrame:
+    if buckets is None:
+        buckets = buckets_from_conf(spark.conf, BUCKETS_CONF) or DEFAULT_BUCKETS
+    check_buckets(buckets)
+    schema = input_schema(df, df.columns, settings.time_zone, settings.large_var_types)
+    dp = build_plan(
+        schema, by, keep=keep, order_by=order_by, op_col=op_col,
+        mini_batch=mini_batch, bundle_rows=bundle_rows,
+    )  # fmt: skip
+    check_state_store(spark.conf, "deduplicate")
+    watermark = _watermark(df)
+    watermark_col = watermark[0] if watermark is not None else None
+    if not dp.changelog:
+        identity = dedup_identity(dp, buckets, watermark_col)
+        return streaming_first(df, dp, identity, buckets, watermark, task)
+    bucket = F.pmod(F.hash(*[F.col(quote(k)) for k in dp.by]), F.lit(buckets)).cast("int")
+    selected = df.select(bucket.alias("__bucket"), *[F.col(quote(n)) for n in schema.names])
+    labels = bucket_labels(buckets)
+
+    def pack_fn(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        return pack_rows(batches, labels, schema, wake_all=False)
+
+    pack_fn.__name__ = "deduplicate_pack"
+    packed = selected.mapInArrow(pack_fn, spark_struct(PACKED_SCHEMA))
+    kind = EventTimeDedupBucketProcessor if watermark_col else DedupBucketProcessor
+    processor = kind(dp, buckets, watermark_col, task)
+    output: T.StructType = spark_struct(DedupStep(dp).output_schema)
+    return process_buckets(packed, processor, output)

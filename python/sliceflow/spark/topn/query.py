@@ -1,0 +1,254 @@
+"""``topn``: Flink SQL's Top-N (``ROW_NUMBER() OVER (PARTITION BY ... ORDER BY ...) <= n``) on a
+Spark DataFrame, batch and streaming.
+
+::
+
+    batch / window Top-N:  df ─ repartition(by) ─ mapInArrow(encode keys and sort keys, rank
+                              with the C++ kernel, take) ─ each key's top n once (+ rank)
+
+    changelog (stream):    df ─ mapInArrow(bucket of each row, pack per bucket) ─ groupBy(__bucket)
+                              ─ transformWithStateInPandas(per bucket: retained rows + the
+                                micro-batch's rows through the kernel, changes out, retained
+                                rows back; topn_streaming) ─ +I/-U/+U/-D rows (append)
+
+A streaming input whose ``by`` holds ``window_start`` and ``window_end`` is taken as the output
+of a streaming ``window_agg``, which emits each window once, complete, in one micro-batch: its
+Top-N is computed per micro-batch with no state (Flink's Window Top-N), append mode. On the
+``window_agg`` DataFrame as returned, the local phase runs inside window_agg's stateful step
+(``window_outputs``): only each bucket call's top n per window leaves it, then one small shuffle
+and the final phase (one task when ``by`` is the window bounds alone).
+Every per-row step is in the C++ kernel (``sliceflow._core.topn``); the payload stays Arrow.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import pyarrow as pa
+from pyspark.sql import Column, DataFrame
+from pyspark.sql import functions as F
+
+from sliceflow._runtime.kernels import conform
+from sliceflow._runtime.spark_types import spark_struct
+from sliceflow.spark._runtime.bucket_labels import bucket_labels, check_buckets
+from sliceflow.spark._runtime.bucket_rows import PACKED_SCHEMA, pack_by_bucket
+from sliceflow.spark._runtime.columns import input_schema, quote, resolver
+from sliceflow.spark._runtime.emit_steps import with_emit_step
+from sliceflow.spark._runtime.metrics import TopNMetrics
+from sliceflow.spark._runtime.session_settings import SessionSettings
+from sliceflow.spark._runtime.state_store import buckets_from_conf, check_state_store
+from sliceflow.spark._runtime.tasks import TaskContext
+from sliceflow.spark.topn.streaming import streaming
+from sliceflow.topn import Ranking, bucket_ids, encode_rows
+from sliceflow.topn.plan import (
+    DEFAULT_BUCKETS,
+    DEFAULT_BUNDLE_ROWS,
+    OrderKey,
+    TopNPlan,
+    build_plan,
+)
+
+__all__ = ["TopNMetrics", "topn"]
+
+#: Spark conf that sets the default bucket count of a streaming changelog topn.
+BUCKETS_CONF = "spark.sliceflow.topn.buckets"
+
+#: How a sort expression prints (``str(F.desc("x"))``: ``Column<'x DESC NULLS LAST'>``).
+_SORT_EXPR = re.compile(r"^Column<'(.*?)(?: (ASC|DESC) NULLS (FIRST|LAST))?'>$", re.S)
+
+#: The window bounds of a window_agg output: with both in ``by``, a stream is a window Top-N.
+WINDOW_COLUMNS = ("window_start", "window_end")
+
+
+def _order_key(entry: Any, columns: Sequence[str]) -> OrderKey | str:
+    """An ``order_by`` entry (a name or a Column sort expression) as an OrderKey or a name."""
+    if isinstance(entry, (str, OrderKey)):
+        return entry
+    if not isinstance(entry, Column):
+        raise TypeError(
+            "order_by takes column names or Column sort expressions (F.desc('x'), "
+            f"F.col('x').asc_nulls_last(), ...), not {type(entry).__name__}"
+        )
+    shown = str(entry)
+    m = _SORT_EXPR.match(shown)
+    if m is None:
+        raise ValueError(f"order_by entry {shown} is not a column or a sort of one")
+    name, direction, nulls = m.group(1), m.group(2), m.group(3)
+    if name.startswith("`") and name.endswith("`"):
+        name = name[1:-1].replace("``", "`")
+    if name not in columns and not any(c.lower() == name.lower() for c in columns):
+        raise ValueError(
+            f"order_by entry {shown} must sort a column of the DataFrame by name ({name!r} is "
+            "none); add the expression as a column with withColumn first "
+            f"(columns: {', '.join(columns)})"
+        )
+    if direction is None:
+        return name
+    return OrderKey(name, direction == "DESC", nulls == "FIRST")
+
+
+def topn(
+    df: DataFrame,
+    n: int,
+    *,
+    by: str | Sequence[str] | None,
+    order_by: Any,
+    with_rank: bool = True,
+    op_col: str | None = None,
+    mini_batch: bool = True,
+    bundle_rows: int = DEFAULT_BUNDLE_ROWS,
+    buckets: int | None = None,
+    metrics: TopNMetrics | None = None,
+) -> DataFrame:
+    """The top ``n`` rows per ``by`` key in ``order_by`` order (Flink SQL's Top-N).
+
+    Args:
+        df: a batch or streaming DataFrame.
+        n: rows per key (at least 1).
+        by: partition column name(s); ``None`` or ``[]`` for one partition.
+        order_by: column names (ascending) or Column sort expressions over columns
+            (``F.desc("x")``, ``F.col("x").asc_nulls_last()``, ...), with Spark's ordering:
+            nulls first ascending and last descending unless said otherwise, NaN above every
+            number, -0.0 equal to 0.0, strings and binary by their bytes. Ties keep arrival
+            order (the row that came first ranks first; Spark's ``row_number`` breaks ties in
+            no defined order, so give unique order keys where it matters).
+        with_rank: add ``rank`` (INT, 1..n, as ``row_number``); a row whose rank changes emits
+            ``-U``/``+U`` in a changelog.
+        op_col: a STRING column of ``+I``/``-U``/``+U``/``-D`` (null: ``+I``): the input is a
+            changelog (e.g. a ``changelog_agg`` output); a ``-U``/``-D`` removes an equal row
+            (all non-nested columns equal) and brings the next one up; one that matches no
+            row is ignored and counted (``retractions_ignored``).
+        mini_batch: streaming changelog: one net change per key and rank per bundle, nothing
+            when the top n ends where it began; ``False``: the changes of every row.
+        bundle_rows: rows per bundle (Flink's ``table.exec.mini-batch.size``).
+        buckets: streaming changelog only: state-store entries the keys are hashed into
+            (default: the conf ``spark.sliceflow.topn.buckets``, else 8); part of the
+            checkpoint.
+        metrics: a :class:`TopNMetrics` to which the kernel's counters are added.
+
+    Returns:
+        Batch: the input columns (an op column aside) and ``rank``: exactly
+        ``row_number() OVER (PARTITION BY by ORDER BY order_by) <= n`` (the materialized
+        changelog when ``op_col`` is given). A stream whose ``by`` holds ``window_start`` and
+        ``window_end`` (a ``window_agg`` output): the same, per window, append mode, each
+        window's top n once, in the micro-batch that emits the window, no state. Any other
+        stream: a changelog, ``op`` first (``+I`` for a row that enters the top n, ``-D`` for
+        the row it pushes out, ``-U``/``+U`` for rows whose rank changed), output mode append.
+        State: without ``op_col`` the top n rows of each key; with it every live row of a key
+        (a retraction in the top n needs the next row), so it grows with the live rows.
+
+    Example:
+        >>> from pyspark.sql import functions as F
+        >>> top3 = topn(hot, 3, by=["window_start", "window_end"],
+        ...             order_by=[F.desc("bids"), "auction"])  # doctest: +SKIP
+        >>> leaders = topn(bids, 10, by=["category"],
+        ...                order_by=[F.desc("price"), "bid_id"])  # doctest: +SKIP
+    """
+    if not isinstance(df, DataFrame):
+        raise TypeError(f"topn takes a pyspark DataFrame, not {type(df).__name__}")
+    spark = df.sparkSession
+    settings = SessionSettings.read(spark)
+    columns = df.columns
+    resolve = resolver(df, settings.case_sensitive)
+    entries = [order_by] if isinstance(order_by, (str, Column, OrderKey)) else list(order_by)
+    order: list[OrderKey | str] = []
+    for entry in entries:
+        key = _order_key(entry, columns)
+        if isinstance(key, OrderKey):
+            key = OrderKey(resolve(key.column), key.descending, key.nulls_first)
+        else:
+            key = resolve(key)
+        order.append(key)
+    by_list = [by] if isinstance(by, str) else list(by or [])
+    by_list = [resolve(name) for name in by_list]
+    op_name = resolve(op_col) if op_col is not None else None
+    window = df.isStreaming and all(c in by_list for c in WINDOW_COLUMNS)
+    changelog = df.isStreaming and not window
+    if buckets is None:
+        buckets = buckets_from_conf(spark.conf, BUCKETS_CONF) or DEFAULT_BUCKETS
+    check_buckets(buckets)
+    schema = input_schema(df, columns, settings.time_zone, settings.large_var_types)
+    tp = build_plan(
+        schema,
+        n,
+        by_list,
+        order,
+        with_rank=with_rank,
+        op_col=op_name,
+        mini_batch=mini_batch,
+        bundle_rows=bundle_rows,
+        buckets=buckets,
+        emit="changelog" if changelog else "final",
+    )
+    task = TaskContext(settings.memory_limits, metrics.accumulator if metrics else None)
+    selected = df.select(*[F.col(quote(name)) for name in tp.input_schema.names])
+    output = spark_struct(tp.output_schema)
+    if changelog:
+        check_state_store(spark.conf, "topn")
+        labels = bucket_labels(buckets)
+
+        def pack_fn(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+            task.start()
+            for batch in batches:
+                if batch.num_rows:
+                    # Only the bucket is computed here; the rows cross the shuffle as they are
+                    # (a third of the bytes with their encoded columns), which the bucket call
+                    # encodes.
+                    rows = conform(batch, tp.input_schema)
+                    yield pack_by_bucket(bucket_ids(tp, rows, buckets), rows, labels)
+
+        pack_fn.__name__ = "topn_encode"
+        packed = selected.mapInArrow(pack_fn, spark_struct(PACKED_SCHEMA))
+        return streaming(tp, packed, output, task)
+    one_task = False
+    if not tp.retract:
+        # Local phase: each input partition's own top n per key first (the top n of a union is
+        # the top n of its parts' top n), so only those rows are shuffled.
+        local = _final_fn(tp, TaskContext(settings.memory_limits, None), with_rank=False)
+        fused = with_emit_step(df, local) if window else None
+        if fused is not None:
+            # A window_agg output as returned: the local phase runs inside window_agg's
+            # stateful step on each call's fired windows, so only each call's top n per window
+            # leaves it. By the window bounds alone that is at most n rows per window per
+            # bucket call: one task does the final phase.
+            selected = fused.select(*[F.col(quote(name)) for name in tp.input_schema.names])
+            if set(tp.by) <= set(WINDOW_COLUMNS):
+                one_task = True
+        else:
+            selected = selected.mapInArrow(local, selected.schema)
+    by_cols = [F.col(quote(c)) for c in tp.by]
+    partitioned = (
+        selected.repartition(1, *by_cols)
+        if one_task or not by_cols
+        else selected.repartition(*by_cols)
+    )
+    return partitioned.mapInArrow(_final_fn(tp, task), output)
+
+
+def _final_fn(tp: TopNPlan, task: TaskContext, *, with_rank: bool = True) -> Any:
+    """The per-partition step of a batch (or window) Top-N: each key's top n once (with
+    ``with_rank=False``, as the input's columns: the local phase before the shuffle)."""
+
+    def final_fn(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        def phase(stats: dict[str, int] | None) -> Iterator[pa.RecordBatch]:
+            ranking = Ranking(tp)
+            state: pa.Table | None = None
+            for batch in batches:
+                if batch.num_rows:
+                    _, rows = encode_rows(tp, conform(batch, tp.input_schema))
+                    _, state = ranking.run(state, [rows])
+            if state is not None:
+                out, kept = ranking.run(state, [])
+                if with_rank:
+                    yield from out.to_batches()
+                else:
+                    yield from kept.select(tp.input_schema.names).to_batches()
+            if stats is not None:
+                stats.update(ranking.stats())
+
+        return task.run(phase)
+
+    final_fn.__name__ = "topn_final"
+    return final_fn
