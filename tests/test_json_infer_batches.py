@@ -13,7 +13,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from sliceflow._runtime.kernels import core_module
+from sliceflow._core import json as json_kernel
 
 _PADDING = 64  # simdjson::SIMDJSON_PADDING: batches need it after the text
 
@@ -110,9 +110,7 @@ def _text(lines: list[tuple[str, str, str]]) -> bytes:
 
 
 def _outcome(text: bytes, options: dict[str, str], batches: bool, threads: int) -> object:
-    inference = core_module("json").SchemaInference(
-        {"timeZone": "UTC", **options}, line_batches=batches
-    )
+    inference = json_kernel.SchemaInference({"timeZone": "UTC", **options}, line_batches=batches)
     try:
         inference.add_lines(text + bytes(_PADDING), len(text), threads)
     except ValueError as e:
@@ -178,7 +176,7 @@ def test_batches_place_the_lines_of_padded_text():
     """The batch path is the one taken for padded text, and the reference takes none."""
     text = b'{"a": 1}\n{"b": [1, 2]}\n\n{"c": "x"}\r\n' * 1000
     for batches, placed in ((True, 3000), (False, 0)):
-        inference = core_module("json").SchemaInference({"timeZone": "UTC"}, line_batches=batches)
+        inference = json_kernel.SchemaInference({"timeZone": "UTC"}, line_batches=batches)
         inference.add_lines(text + bytes(_PADDING), len(text), 2)
         assert inference.batched_lines == placed
         assert inference.lines == 4000

@@ -21,7 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import sliceflow.json.infer as json_infer
-from sliceflow._runtime.kernels import core_module
+from sliceflow._core import json as json_kernel
 from sliceflow.errors import MalformedRecordError
 from sliceflow.json import infer_schema
 from tests.json_corpus import corpus
@@ -75,13 +75,13 @@ def test_homogeneous_lines_take_the_simdjson_path():
         for i in range(5000)
     ]
     data = _lines(docs)
-    inference = core_module("json").SchemaInference({"timeZone": "UTC"})
+    inference = json_kernel.SchemaInference({"timeZone": "UTC"})
     inference.add_lines(data + bytes(64), len(data), 2)
     assert inference.lines == 5000
     # A record that changes the schema is typed in full: a handful at the start of each part.
     assert inference.schema_changes < 40
     data = _lines(docs, _READER_ONLY)
-    padded = core_module("json").SchemaInference({"timeZone": "UTC"})
+    padded = json_kernel.SchemaInference({"timeZone": "UTC"})
     padded.add_lines(data + bytes(64), len(data), 2)
     assert padded.schema_changes == 5000
     assert padded.schema_json() == inference.schema_json()

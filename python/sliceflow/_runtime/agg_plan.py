@@ -17,6 +17,7 @@ from typing import Any
 import pyarrow as pa
 
 from sliceflow import _core
+from sliceflow._runtime.change_kinds import is_op_type, op_type_error
 from sliceflow._runtime.spark_types import spark_type_name
 from sliceflow.aggregates import AggSpec
 
@@ -169,12 +170,8 @@ def op_column_index(schema: pa.Schema, op_col: str) -> int:
     """The index of the op column ``op_col`` (a STRING column of ``+I``/``-U``/``+U``/``-D``);
     ``ValueError`` naming it when it is missing or not a STRING."""
     i = column_index(schema, op_col, "op column")
-    t = schema.field(i).type
-    if not (pa.types.is_string(t) or pa.types.is_large_string(t)):
-        raise ValueError(
-            f"op column {op_col!r} must be a STRING column holding +I, -U, +U or -D, not "
-            f"{spark_type_name(t)}"
-        )
+    if not is_op_type(schema.field(i).type):
+        raise op_type_error(op_col, schema.field(i).type)
     return i
 
 

@@ -25,6 +25,13 @@ def import_struct(struct_type: pa.DataType, array_capsule: Any) -> pa.StructArra
     return pa.array(_Exported(struct_type, array_capsule))
 
 
+def c_array(data: pa.Array | pa.RecordBatch) -> tuple[Any, Any]:
+    """``data``'s C Data Interface export: the schema capsule and the array capsule that a
+    kernel's ``add`` (and the like) takes as its first two arguments."""
+    schema_capsule, array_capsule = data.__arrow_c_array__()
+    return schema_capsule, array_capsule
+
+
 def buffer_sizes(data: pa.Array | pa.RecordBatch) -> list[int]:
     """The sizes in bytes of ``data``'s buffers in the order its C Data Interface export lists
     them (pre-order over the nodes; -1 for an absent buffer), for the kernels' validation to

@@ -1,7 +1,5 @@
 """How Python drives the C++ kernels: one place for what every operator does around a call.
 
-* :func:`core_module` -- a kernel's submodule of ``sliceflow._core`` (``json``, ``window``,
-  ``changelog``, ``memory``), with a clear ImportError for a build that lacks it;
 * :func:`add_batch` -- hands a RecordBatch to a kernel object's ``add`` through the Arrow C Data
   Interface with its buffer sizes (which the kernel's input validation bounds every offset
   by), and rewrites a refusal's internal column names into the user's;
@@ -14,30 +12,14 @@ Each call is per batch: nothing here runs per row.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Iterator, Mapping, MutableMapping, Sequence
-from types import ModuleType
 from typing import Any
 
 import pyarrow as pa
 
-from sliceflow._runtime.arrow_c_data import buffer_sizes, import_struct, with_user_columns
+from sliceflow._runtime.arrow_c_data import buffer_sizes, c_array, import_struct, with_user_columns
 
-__all__ = ["add_batch", "add_stats", "conform", "core_module", "drain", "import_batch"]
-
-
-def core_module(name: str) -> ModuleType:
-    """The kernel submodule ``sliceflow._core.<name>``; an ImportError naming it if this build
-    of the extension has none."""
-    core = importlib.import_module("sliceflow._core")
-    try:
-        module = getattr(core, name)
-    except AttributeError:  # pragma: no cover - a build without that kernel
-        raise ImportError(
-            f"this build of sliceflow._core has no {name} kernel; rebuild sliceflow"
-        ) from None
-    assert isinstance(module, ModuleType)
-    return module
+__all__ = ["add_batch", "add_stats", "conform", "drain", "import_batch"]
 
 
 def add_batch(
@@ -50,7 +32,7 @@ def add_batch(
     sizes; returns what ``add`` returns. ``columns`` (the batch's internal names, the user's
     names): a ValueError from the kernel's validation names the user's column."""
     try:
-        return kernel.add(*batch.__arrow_c_array__(), *args, buffer_sizes=buffer_sizes(batch))
+        return kernel.add(*c_array(batch), *args, buffer_sizes=buffer_sizes(batch))
     except ValueError as e:
         if columns is None:
             raise

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
-from sliceflow._runtime.kernels import core_module
+from sliceflow._core import state as state_kernel
 from sliceflow._runtime.spark_types import spark_type_name
 
 if TYPE_CHECKING:
@@ -56,7 +56,7 @@ Identity = list[tuple[str, str]]
 
 
 #: The state format version this build writes and reads.
-FORMAT_VERSION: int = core_module("state").FORMAT_VERSION
+FORMAT_VERSION: int = state_kernel.FORMAT_VERSION
 
 
 def plan_identity(
@@ -122,18 +122,18 @@ def changelog_identity(cp: ChangelogPlan) -> Identity:
 
 def seal(operator: str, identity: Identity, sections: Sequence[bytes]) -> bytes:
     """One state value of ``operator`` (``"window_agg"``, ``"changelog_agg"``)."""
-    return bytes(core_module("state").seal(operator, identity, list(sections)))
+    return bytes(state_kernel.seal(operator, identity, list(sections)))
 
 
 def open_value(operator: str, identity: Identity, value: bytes, sections: int) -> list[bytes]:
     """The ``sections`` payload sections of a value :func:`seal` wrote; ``ValueError`` naming
     what is wrong otherwise (damaged, another operator or format version, another plan
     identity: the fields that changed)."""
-    return list(core_module("state").open(operator, identity, value, sections))
+    return list(state_kernel.open(operator, identity, value, sections))
 
 
 def inspect(value: bytes) -> dict[str, Any]:
     """A state value taken apart without judging its identity (for tools and tests):
     ``operator``, ``format_version``, ``identity`` and ``sections``; ``ValueError`` if it is
     damaged."""
-    return dict(core_module("state").inspect(value))
+    return dict(state_kernel.inspect(value))

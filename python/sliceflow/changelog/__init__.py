@@ -22,8 +22,9 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
+from sliceflow._core import changelog as changelog_kernel
 from sliceflow._runtime.arrow_c_data import with_user_columns
-from sliceflow._runtime.kernels import add_batch, add_stats, conform, core_module, drain
+from sliceflow._runtime.kernels import add_batch, add_stats, conform, drain
 from sliceflow.aggregates import AggSpec
 from sliceflow.changelog.plan import DEFAULT_BUNDLE_ROWS, ChangelogPlan, build_plan
 
@@ -42,7 +43,7 @@ def encode(
     stats: MutableMapping[str, int] | None = None,
 ) -> Iterator[pa.RecordBatch]:
     """The local phase on one partition: input batches → delta batches."""
-    enc = core_module("changelog").Encoder(
+    enc = changelog_kernel.Encoder(
         cp.plan, cp.encoder_schema.__arrow_c_schema__(), cp.delta_schema.__arrow_c_schema__()
     )
     for batch in batches:
@@ -107,7 +108,7 @@ class GlobalPhase:
 
     def __init__(self, cp: ChangelogPlan, emit: str = "changelog") -> None:
         self._cp = cp
-        self._agg: Aggregator = core_module("changelog").Aggregator(
+        self._agg: Aggregator = changelog_kernel.Aggregator(
             cp.plan,
             cp.delta_schema.__arrow_c_schema__(),
             cp.output_schema.__arrow_c_schema__(),

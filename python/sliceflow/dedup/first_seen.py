@@ -22,13 +22,13 @@ the kernel answers with the indices of the rows to emit and the rows stay Arrow.
 from __future__ import annotations
 
 from collections.abc import MutableMapping
-from typing import Any
 
 import numpy as np
 import pyarrow as pa
 
-from sliceflow._runtime.arrow_c_data import buffer_sizes
-from sliceflow._runtime.kernels import add_stats, core_module
+from sliceflow._core import dedup as dedup_kernel
+from sliceflow._runtime.arrow_c_data import buffer_sizes, c_array
+from sliceflow._runtime.kernels import add_stats
 from sliceflow.dedup.plan import DedupPlan
 
 __all__ = ["PAYLOAD_VERSION", "FirstSeenStep"]
@@ -60,9 +60,7 @@ class FirstSeenStep:
         self._dp = dp
         self._time_col = time_col
         self._names = [*dp.by, *([time_col] if time_col is not None else [])]
-        self._kernel: Any = core_module("dedup").FirstSeen(
-            len(dp.by), time_col is not None, delay_ms * 1000
-        )
+        self._kernel = dedup_kernel.FirstSeen(len(dp.by), time_col is not None, delay_ms * 1000)
         self._seen: dict[str, int] = {}
         schema = dp.input_schema
         #: The state batch of payload format 1 (the key columns and the first row's time).
@@ -84,10 +82,10 @@ class FirstSeenStep:
         """Starts a bucket from its stored section (None: no state), of either layout."""
         if payload is None:
             self._kernel.load(b"")
-        elif core_module("dedup").FirstSeen.payload_version(payload) == 1:
+        elif dedup_kernel.FirstSeen.payload_version(payload) == 1:
             rows = pa.ipc.read_record_batch(pa.py_buffer(payload), self.legacy_schema)
             kernel_rows = _struct(rows, self._names)
-            self._kernel.load_rows(*kernel_rows.__arrow_c_array__(), buffer_sizes(kernel_rows))
+            self._kernel.load_rows(*c_array(kernel_rows), buffer_sizes(kernel_rows))
         else:
             self._kernel.load(payload)
 
@@ -99,9 +97,7 @@ class FirstSeenStep:
     ) -> pa.RecordBatch:
         """One micro-batch over the loaded bucket: the rows to emit (``payload_schema``)."""
         kernel_rows = _struct(rows, self._names)
-        emit = self._kernel.step(
-            *kernel_rows.__arrow_c_array__(), buffer_sizes(kernel_rows), watermark_ms
-        )
+        emit = self._kernel.step(*c_array(kernel_rows), buffer_sizes(kernel_rows), watermark_ms)
         if stats is not None:  # the kernel's counters grow over its steps: add this step's
             now = dict(self._kernel.stats())
             add_stats(stats, {k: v - self._seen.get(k, 0) for k, v in now.items()})
@@ -124,7 +120,7 @@ class FirstSeenStep:
         [{'id': 1, 'v': 'a'}, {'id': 2, 'v': 'c'}]
         """
         kernel_rows = _struct(rows, self._names)
-        keep = self._kernel.candidates(*kernel_rows.__arrow_c_array__(), buffer_sizes(kernel_rows))
+        keep = self._kernel.candidates(*c_array(kernel_rows), buffer_sizes(kernel_rows))
         indices = np.frombuffer(keep, dtype=np.int64)
         return rows if len(indices) == rows.num_rows else rows.take(pa.array(indices))
 

@@ -22,19 +22,17 @@ copied into the kernel and nothing runs per row in Python.
 from __future__ import annotations
 
 from collections.abc import MutableMapping
-from typing import Any
 
 import numpy as np
 import pyarrow as pa
 
-from sliceflow._runtime.arrow_c_data import buffer_sizes
-from sliceflow._runtime.kernels import add_stats, core_module
+from sliceflow._core import dedup as dedup_kernel
+from sliceflow._runtime.arrow_c_data import buffer_sizes, c_array
+from sliceflow._runtime.change_kinds import names_of
+from sliceflow._runtime.kernels import add_stats
 from sliceflow.dedup.plan import DedupPlan
 
-__all__ = ["OP_NAMES", "DedupStep"]
-
-#: The kernel's op codes (0..3) as the op column's values.
-OP_NAMES = pa.array(["+I", "-U", "+U", "-D"], pa.string())
+__all__ = ["DedupStep"]
 
 
 def _struct(batch: pa.RecordBatch, names: list[str]) -> pa.RecordBatch:
@@ -54,7 +52,7 @@ class DedupStep:
 
     def __init__(self, dp: DedupPlan, extra: tuple[str, ...] = ()) -> None:
         self._dp = dp
-        self._kernel: Any = core_module("dedup").Deduplicator(dp.plan)
+        self._kernel = dedup_kernel.Deduplicator(dp.plan)
         self._seen: dict[str, int] = {}
         if dp.changelog:
             names = [*dp.payload_schema.names, *([dp.arrival_col] if dp.arrival_col else [])]
@@ -85,9 +83,9 @@ class DedupStep:
         in_names = [*dp.kernel_columns, *([dp.op_col] if dp.op_col is not None else [])]
         kernel_rows = _struct(rows, in_names)
         emit_b, ops_b, keep_b = self._kernel.step(
-            *kernel_state.__arrow_c_array__(),
+            *c_array(kernel_state),
             buffer_sizes(kernel_state),
-            *kernel_rows.__arrow_c_array__(),
+            *c_array(kernel_rows),
             buffer_sizes(kernel_rows),
         )
         emit = np.frombuffer(emit_b, dtype=np.int64)
@@ -101,7 +99,7 @@ class DedupStep:
         new_state = combined.take(pa.array(keep))
         if not dp.changelog:
             return rows.select(dp.payload_schema.names).take(pa.array(emit - s)), new_state
-        ops = OP_NAMES.take(pa.array(np.frombuffer(ops_b, dtype=np.int8)))
+        ops = names_of(np.frombuffer(ops_b, dtype=np.int8))
         taken = combined.take(pa.array(emit)).select(dp.payload_schema.names)
         out = pa.RecordBatch.from_arrays([ops, *taken.columns], schema=self.output_schema)
         return out, new_state

@@ -28,8 +28,8 @@ from typing import Any, BinaryIO, TypeAlias
 
 import pyarrow as pa
 
+from sliceflow._core import json as json_kernel
 from sliceflow._runtime.arrow_c_data import buffer_sizes, import_struct
-from sliceflow._runtime.kernels import core_module
 from sliceflow.errors import MalformedRecordError, OptionError, SchemaError
 from sliceflow.json.infer import infer_schema, schema_ddl
 from sliceflow.json.options import FileFormat, file_format, normalize
@@ -93,7 +93,7 @@ class DecodeSession:
         if self.root_value:
             normalized["root_value"] = "true"
             normalized.pop("corrupt_column_index", None)
-        self.decoder = core_module("json").Decoder(self.schema.__arrow_c_schema__(), normalized)
+        self.decoder = json_kernel.Decoder(self.schema.__arrow_c_schema__(), normalized)
 
     def feed(self, data: DocumentsLike) -> None:
         if isinstance(data, (bytes, bytearray, memoryview)):

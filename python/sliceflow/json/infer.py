@@ -28,9 +28,9 @@ from concurrent.futures import Future, ThreadPoolExecutor, wait
 from contextlib import closing
 from typing import Any, cast
 
+from sliceflow._core import json as json_kernel
 from sliceflow._io.codecs import is_splittable, open_input
 from sliceflow._io.filesystems import local_path
-from sliceflow._runtime.kernels import core_module
 from sliceflow.errors import OptionError, SchemaError
 
 __all__ = ["infer_schema", "schema_ddl"]
@@ -242,7 +242,7 @@ def infer_schema(
     count = threads if threads is not None else (os.cpu_count() or 1)
     if count < 1:
         raise ValueError(f"threads must be at least 1, got {count}")
-    inference = core_module("json").SchemaInference(normalized)
+    inference = json_kernel.SchemaInference(normalized)
     if isinstance(source, (bytes, bytearray, memoryview)):
         text = bytes(source)
         if multi_line:
@@ -275,7 +275,7 @@ def _infer_file(
 ) -> Any:
     """One file's inference (lines numbered from 1 in FAILFAST's errors), on ``threads``
     threads; with more than one, the next block is read while the current one is inferred."""
-    inference = core_module("json").SchemaInference(options, sample_seed=index)
+    inference = json_kernel.SchemaInference(options, sample_seed=index)
     blocks: Iterator[tuple[bytearray, int]] = _file_blocks(path, block_size, settings)
     if threads > 1:
         blocks = _read_ahead(blocks)
@@ -304,7 +304,7 @@ def _infer_files(
     the thread count whatever the number of files. With FAILFAST, the first file in the list
     that fails names the error."""
     if not paths:
-        return core_module("json").SchemaInference(options)
+        return json_kernel.SchemaInference(options)
     workers = min(threads, len(paths))
     per_file = max(1, threads // len(paths))
     total: Any = None

@@ -20,13 +20,13 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
-from sliceflow._runtime.arrow_c_data import buffer_sizes
-from sliceflow._runtime.kernels import add_stats, core_module
+from sliceflow._core import topn as topn_kernel
+from sliceflow._runtime.arrow_c_data import buffer_sizes, c_array
+from sliceflow._runtime.change_kinds import codes_of, names_of
+from sliceflow._runtime.kernels import add_stats
 from sliceflow.changelog import micro_batches
 from sliceflow.topn.plan import (
-    CHANGE_KINDS,
     DEFAULT_BUNDLE_ROWS,
     OrderKey,
     TopNPlan,
@@ -35,27 +35,12 @@ from sliceflow.topn.plan import (
 
 __all__ = ["OrderKey", "Ranking", "bucket_ids", "encode_retained", "encode_rows", "topn"]
 
-_KINDS = pa.array(CHANGE_KINDS, pa.string())
-
 
 def _binary(parts: tuple[bytes, bytes], rows: int) -> pa.Array:
     offsets, data = parts
     return pa.Array.from_buffers(
         pa.large_binary(), rows, [None, pa.py_buffer(offsets), pa.py_buffer(data)]
     )
-
-
-def _op_codes(tp: TopNPlan, ops: pa.Array) -> pa.Array:
-    """The kernel codes of an op column (null: +I); ValueError naming a value that is none."""
-    codes = pc.index_in(ops, value_set=_KINDS.cast(ops.type))
-    bad = pc.and_(pc.is_valid(ops), pc.is_null(codes))
-    if pc.any(bad).as_py():
-        value = ops.filter(bad)[0].as_py()
-        raise ValueError(
-            f"op column {tp.op_col!r} holds {value!r}, which is not a change kind: expected "
-            "+I, -U, +U or -D (null: +I)"
-        )
-    return pc.fill_null(codes, 0).cast(pa.int8())
 
 
 def _kernel_encode(
@@ -71,8 +56,8 @@ def _kernel_encode(
     columns = [batch.column(batch.schema.get_field_index(n)) for n in names]
     sub = pa.RecordBatch.from_arrays(columns, names=[f"c{i}" for i in range(len(names))])
     return tuple(
-        core_module("topn").encode(
-            *sub.__arrow_c_array__(),
+        topn_kernel.encode(
+            *c_array(sub),
             len(tp.by),
             [o.descending for o in order],
             [bool(o.nulls_first) for o in order],
@@ -118,7 +103,7 @@ def encode_rows(
     out = [*_payload(tp, batch), *encoded]
     if tp.retract:
         ops = batch.column(batch.schema.get_field_index(tp.op_col))
-        out.append(_op_codes(tp, ops))
+        out.append(codes_of(ops, str(tp.op_col)))
     else:
         out.append(_inserts(batch.num_rows))
     rows = pa.RecordBatch.from_arrays(out, schema=tp.rows_schema)
@@ -175,7 +160,7 @@ class Ranking:
 
     def __init__(self, tp: TopNPlan) -> None:
         self._tp = tp
-        self._ranker = core_module("topn").Ranker(tp.plan)
+        self._ranker = topn_kernel.Ranker(tp.plan)
         self._stats: dict[str, int] = {}
 
     def run(
@@ -213,7 +198,7 @@ class Ranking:
         cols = ["__key", "__sort", *(["__row"] if tp.retract else []), "__op"]
         kernel_batch = combined.select(cols)
         index, ops, ranks, keep = self._ranker.add(
-            *kernel_batch.__arrow_c_array__(), state_rows, buffer_sizes=buffer_sizes(kernel_batch)
+            *c_array(kernel_batch), state_rows, buffer_sizes=buffer_sizes(kernel_batch)
         )
         add_stats(self._stats, self._ranker.stats())
         taken = combined.select(tp.payload_schema.names).take(
@@ -222,7 +207,7 @@ class Ranking:
         columns = list(taken.columns)
         if tp.emit == "changelog":
             codes = pa.array(np.frombuffer(ops, np.int8))
-            columns.insert(0, _KINDS.take(codes))
+            columns.insert(0, names_of(codes))
         if tp.with_rank:
             columns.append(pa.array(np.frombuffer(ranks, np.int32)))
         out = pa.Table.from_arrays(columns, schema=tp.output_schema)

@@ -29,7 +29,6 @@ from sliceflow._runtime.order_types import check_orderable
 from sliceflow._runtime.spark_types import spark_type_name
 
 __all__ = [
-    "CHANGE_KINDS",
     "DEFAULT_BUCKETS",
     "DEFAULT_BUNDLE_ROWS",
     "OrderKey",
@@ -43,8 +42,6 @@ __all__ = [
 DEFAULT_BUNDLE_ROWS = 5000
 #: State-store buckets per streaming query (part of the checkpoint).
 DEFAULT_BUCKETS = 8
-#: The change kinds by their kernel codes (``cpp/topn/ranker.h``'s ``Op``).
-CHANGE_KINDS = ("+I", "-U", "+U", "-D")
 
 
 @dataclass(frozen=True)

@@ -16,11 +16,11 @@ from collections.abc import Iterable, Iterator, MutableMapping
 
 import pyarrow as pa
 
+from sliceflow._core import window as window_kernel
 from sliceflow._runtime.kernels import (
     add_batch,
     add_stats,
     conform,
-    core_module,
     drain,
     import_batch,
 )
@@ -43,7 +43,7 @@ def local_phase(
 
     ``late_floor_us`` (streaming): a row is left out of the windows that end by it (they were
     emitted already), and counted as late."""
-    agg = core_module("window").LocalAggregator(
+    agg = window_kernel.LocalAggregator(
         wp.plan, wp.local_schema.__arrow_c_schema__(), wp.partial_schema.__arrow_c_schema__()
     )
     if late_floor_us is not None:
@@ -69,7 +69,7 @@ def global_phase(
     max_output_rows: int = MAX_OUTPUT_ROWS,
 ) -> Iterator[pa.RecordBatch]:
     """Partial batches sorted by (``__key``, ``__slice``) → output batches (one partition)."""
-    agg = core_module("window").GlobalAggregator(
+    agg = window_kernel.GlobalAggregator(
         wp.plan,
         wp.partial_schema.__arrow_c_schema__(),
         wp.output_schema.__arrow_c_schema__(),

@@ -25,8 +25,9 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 
+from sliceflow._core import window as window_kernel
 from sliceflow._runtime.arrow_c_data import import_struct
-from sliceflow._runtime.kernels import add_batch, add_stats, core_module, drain
+from sliceflow._runtime.kernels import add_batch, add_stats, drain
 from sliceflow.window.incremental import keep_changed
 from sliceflow.window.phases import local_phase
 from sliceflow.window.plan import WindowPlan
@@ -158,7 +159,7 @@ def advance(
     floor, limit = state.watermark_ms * 1000, watermark_ms * 1000
     fresh = fold(wp, batches, floor, counters)
 
-    sweep = core_module("window").GlobalAggregator(
+    sweep = window_kernel.GlobalAggregator(
         wp.plan, wp.partial_schema.__arrow_c_schema__(), wp.output_schema.__arrow_c_schema__()
     )
     sweep.set_bounds(floor, limit)

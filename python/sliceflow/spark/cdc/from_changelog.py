@@ -31,12 +31,12 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
+from sliceflow._runtime.change_kinds import CHANGE_KINDS
 from sliceflow.spark._runtime.columns import quote
 
-__all__ = ["CHANGE_KINDS", "from_changelog"]
+__all__ = ["from_changelog"]
 
 #: The change kinds of sliceflow's changelog rows.
-CHANGE_KINDS = ("+I", "-U", "+U", "-D")
 
 _ROW = "__sliceflow_row"
 _CHANGES = "__sliceflow_changes"
