@@ -25,8 +25,9 @@ from hypothesis import strategies as st
 
 from sliceflow import changelog as C
 from sliceflow import window as W
-from sliceflow._runtime.state_format import changelog_identity, open_value, seal
+from sliceflow._runtime.state_format import open_value, seal
 from sliceflow.changelog.plan import build_plan
+from sliceflow.changelog.plan import identity as changelog_identity
 from sliceflow.testing.changelog_reference import changelog_reference, materialize
 
 SETTINGS = settings(

@@ -11,16 +11,11 @@ import pytest
 
 from sliceflow import changelog as C
 from sliceflow import window as W
-from sliceflow._runtime.state_format import (
-    FORMAT_VERSION,
-    changelog_identity,
-    inspect,
-    open_value,
-    seal,
-    window_identity,
-)
+from sliceflow._runtime.state_format import FORMAT_VERSION, inspect, open_value, seal
 from sliceflow.changelog.plan import build_plan as changelog_plan
+from sliceflow.changelog.plan import identity as changelog_identity
 from sliceflow.window.plan import build_plan as window_plan
+from sliceflow.window.plan import identity as window_identity
 from sliceflow.window.state import from_sections, rows_sections, watermark_from, watermark_sections
 
 ID = [("keys", "BIGINT"), ("aggregates", "count(*)"), ("buckets", "4")]

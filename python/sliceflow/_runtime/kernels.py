@@ -19,7 +19,12 @@ import pyarrow as pa
 
 from sliceflow._runtime.arrow_c_data import buffer_sizes, c_array, import_struct, with_user_columns
 
-__all__ = ["add_batch", "add_stats", "conform", "drain", "import_batch"]
+__all__ = ["MAX_OUTPUT_ROWS", "add_batch", "add_stats", "conform", "drain", "import_batch"]
+
+
+#: Rows per output batch a kernel hands back (window and changelog results): bounds the memory
+#: of one batch and what one Arrow-backed frame carries back to Spark.
+MAX_OUTPUT_ROWS = 65536
 
 
 def add_batch(

@@ -15,40 +15,35 @@ its checkpoint.
 
 >>> import pyarrow as pa
 >>> from sliceflow import window as W
->>> from sliceflow.changelog.plan import build_plan
+>>> from sliceflow.changelog.plan import build_plan, identity
 >>> cp = build_plan(pa.schema([("k", pa.int64()), ("v", pa.int32())]), "k",
 ...                 [W.count(), W.max("v")], buckets=4)
->>> changelog_identity(cp)  # doctest: +NORMALIZE_WHITESPACE
+>>> identity(cp)  # doctest: +NORMALIZE_WHITESPACE
 [('keys', 'BIGINT'), ('aggregates', 'count(*), max(INT)'), ('retractions', 'no'),
  ('buckets', '4'), ('ansi', 'on')]
->>> value = seal("changelog_agg", changelog_identity(cp), [b"payload"])
->>> open_value("changelog_agg", changelog_identity(cp), value, 1)
+>>> value = seal("changelog_agg", identity(cp), [b"payload"])
+>>> open_value("changelog_agg", identity(cp), value, 1)
 [b'payload']
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pyarrow as pa
 
 from sliceflow._core import state as state_kernel
 from sliceflow._runtime.spark_types import spark_type_name
 
-if TYPE_CHECKING:
-    from sliceflow.changelog.plan import ChangelogPlan
-    from sliceflow.window.plan import WindowPlan
-
 __all__ = [
     "FORMAT_VERSION",
     "Identity",
-    "changelog_identity",
+    "aggregate_types",
     "inspect",
     "open_value",
     "plan_identity",
     "seal",
-    "window_identity",
 ]
 
 #: Named fields, in the operator's order: what a checkpoint's state belongs to.
@@ -62,62 +57,48 @@ FORMAT_VERSION: int = state_kernel.FORMAT_VERSION
 def plan_identity(
     *,
     keys: Sequence[pa.DataType],
-    aggregates: Sequence[tuple[str, pa.DataType | None]],
     buckets: int,
-    ansi: bool,
     operator_fields: Sequence[tuple[str, str]] = (),
+    aggregates: Sequence[tuple[str, pa.DataType | None]] | None = None,
+    ansi: bool | None = None,
 ) -> Identity:
-    """The identity of a streaming aggregation: its key types, aggregates (function and input
-    type), the operator's own ``operator_fields``, the bucket count and ANSI mode. Types are
-    named as Spark names them (a STRING key is one identity whether Arrow carries it as
-    string or large_string; a TIMESTAMP whatever the session time zone)."""
-    shown_aggs = ", ".join(
-        f"{fn}({'*' if t is None else spark_type_name(t)})" for fn, t in aggregates
+    """The identity of a streaming operator's state, the one way every operator's plan builds
+    it: its key types, its aggregates (function and input type; an operator without
+    aggregates passes None), the operator's own ``operator_fields``, the bucket count and ANSI
+    mode (None: the operator's results do not depend on it). Types are named as Spark names
+    them (a STRING key is one identity whether Arrow carries it as string or large_string; a
+    TIMESTAMP whatever the session time zone).
+
+    >>> plan_identity(keys=[pa.int64()], buckets=4, operator_fields=[("n", "3")])
+    [('keys', 'BIGINT'), ('n', '3'), ('buckets', '4')]
+    """
+    shown_aggs = (
+        []
+        if aggregates is None
+        else [
+            (
+                "aggregates",
+                ", ".join(
+                    f"{fn}({'*' if t is None else spark_type_name(t)})" for fn, t in aggregates
+                ),
+            )
+        ]
     )
     return [
         ("keys", ", ".join(spark_type_name(t) for t in keys) or "(none)"),
-        ("aggregates", shown_aggs),
+        *shown_aggs,
         *operator_fields,
         ("buckets", str(buckets)),
-        ("ansi", "on" if ansi else "off"),
+        *([] if ansi is None else [("ansi", "on" if ansi else "off")]),
     ]
 
 
-def _aggregates(plan: dict[str, Any], schema: pa.Schema) -> list[tuple[str, pa.DataType | None]]:
-    """Each aggregate of a kernel plan with its input type (``schema``: the kernel input)."""
+def aggregate_types(
+    plan: dict[str, Any], schema: pa.Schema
+) -> list[tuple[str, pa.DataType | None]]:
+    """Each aggregate of a kernel plan (``plan["aggs"]``) with its input type (``schema``: the
+    kernel input), as :func:`plan_identity` takes them."""
     return [(a["fn"], None if a["arg"] < 0 else schema.field(a["arg"]).type) for a in plan["aggs"]]
-
-
-def window_identity(wp: WindowPlan, emit: str, buckets: int) -> Identity:
-    """The identity of a streaming ``window_agg``: :func:`plan_identity` with the window
-    (kind, size, slide and offset in microseconds), the time column's type and the emit mode."""
-    plan = wp.plan
-    keys = [wp.local_schema.field(i).type for i in range(plan["num_keys"])]
-    window = (
-        f"{plan['kind']}(size={plan['size']}us, slide={plan['slide']}us, offset={plan['offset']}us)"
-    )
-    time_type = spark_type_name(wp.local_schema.field(plan["num_keys"]).type)
-    return plan_identity(
-        keys=keys,
-        aggregates=_aggregates(plan, wp.local_schema),
-        buckets=buckets,
-        ansi=plan["ansi"],
-        operator_fields=[("window", window), ("time", time_type), ("emit", emit)],
-    )
-
-
-def changelog_identity(cp: ChangelogPlan) -> Identity:
-    """The identity of a streaming ``changelog_agg``: :func:`plan_identity` with whether the
-    input retracts (an op column), which decides the aggregates' state."""
-    plan = cp.plan
-    keys = [cp.encoder_schema.field(i).type for i in range(plan["num_keys"])]
-    return plan_identity(
-        keys=keys,
-        aggregates=_aggregates(plan, cp.encoder_schema),
-        buckets=plan["buckets"],
-        ansi=plan["ansi"],
-        operator_fields=[("retractions", "yes" if plan["op_column"] >= 0 else "no")],
-    )
 
 
 def seal(operator: str, identity: Identity, sections: Sequence[bytes]) -> bytes:

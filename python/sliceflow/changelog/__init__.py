@@ -24,17 +24,15 @@ import pyarrow as pa
 
 from sliceflow._core import changelog as changelog_kernel
 from sliceflow._runtime.arrow_c_data import with_user_columns
-from sliceflow._runtime.kernels import add_batch, add_stats, conform, drain
+from sliceflow._runtime.kernels import MAX_OUTPUT_ROWS, add_batch, add_stats, conform, drain
+from sliceflow._runtime.micro_batches import micro_batches
 from sliceflow.aggregates import AggSpec
 from sliceflow.changelog.plan import DEFAULT_BUNDLE_ROWS, ChangelogPlan, build_plan
 
 if TYPE_CHECKING:
     from sliceflow._core.changelog import Aggregator
 
-__all__ = ["DEFAULT_BUNDLE_ROWS", "aggregate", "micro_batches"]
-
-#: Output rows per batch the aggregator hands back with emit="final".
-MAX_OUTPUT_ROWS = 65536
+__all__ = ["DEFAULT_BUNDLE_ROWS", "aggregate"]
 
 
 def encode(
@@ -152,34 +150,6 @@ class GlobalPhase:
 
     def stats(self) -> dict[str, int]:
         return dict(self._agg.stats())
-
-
-def micro_batches(data: Any) -> list[pa.Table]:
-    if isinstance(data, (pa.Table, pa.RecordBatch)):
-        data = [data]
-    if isinstance(data, (str, bytes)) or not isinstance(data, Sequence):
-        raise TypeError(
-            "data must be a pyarrow Table or RecordBatch (one micro-batch) or a list of them "
-            f"(successive micro-batches), not {type(data).__name__}"
-        )
-    if not data:
-        raise ValueError("data has no micro-batches (no schema to plan with)")
-    tables: list[pa.Table] = []
-    for item in data:
-        if isinstance(item, pa.RecordBatch):
-            item = pa.Table.from_batches([item])
-        if not isinstance(item, pa.Table):
-            raise TypeError(
-                "each micro-batch must be a pyarrow Table or RecordBatch, not "
-                f"{type(item).__name__}"
-            )
-        if tables and item.schema.names != tables[0].schema.names:
-            raise ValueError(
-                "every micro-batch must have the same columns: "
-                f"{tables[0].schema.names} then {item.schema.names}"
-            )
-        tables.append(item)
-    return tables
 
 
 def aggregate(

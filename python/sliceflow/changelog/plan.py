@@ -37,9 +37,11 @@ from sliceflow._runtime.agg_plan import (
     plan_arguments,
     positive_int,
 )
+from sliceflow._runtime.state_format import Identity, aggregate_types, plan_identity
 from sliceflow.aggregates import AggSpec, agg_specs
 
 __all__ = [
+    "identity",
     "DEFAULT_BUCKETS",
     "DEFAULT_BUNDLE_ROWS",
     "DEFAULT_FOLD_ROWS",
@@ -191,4 +193,19 @@ def build_plan(
         encoder_schema=encoder_schema,
         delta_schema=delta_schema,
         output_schema=output_schema,
+    )
+
+
+def identity(cp: ChangelogPlan) -> Identity:
+    """The plan identity of a streaming ``changelog_agg``'s state: the keys and aggregates,
+    whether the input retracts (an op column: it decides the aggregates' state), the bucket
+    count and ANSI mode."""
+    plan = cp.plan
+    keys = [cp.encoder_schema.field(i).type for i in range(plan["num_keys"])]
+    return plan_identity(
+        keys=keys,
+        aggregates=aggregate_types(plan, cp.encoder_schema),
+        buckets=plan["buckets"],
+        ansi=plan["ansi"],
+        operator_fields=[("retractions", "yes" if plan["op_column"] >= 0 else "no")],
     )

@@ -32,8 +32,9 @@ from sliceflow._runtime.agg_plan import (
 )
 from sliceflow._runtime.order_types import check_orderable
 from sliceflow._runtime.spark_types import spark_type_name
+from sliceflow._runtime.state_format import Identity, plan_identity
 
-__all__ = ["DEFAULT_BUCKETS", "DEFAULT_BUNDLE_ROWS", "DedupPlan", "build_plan"]
+__all__ = ["DEFAULT_BUCKETS", "DEFAULT_BUNDLE_ROWS", "DedupPlan", "build_plan", "identity"]
 
 #: Flink's ``table.exec.mini-batch.size`` in the issue's API.
 DEFAULT_BUNDLE_ROWS = 5000
@@ -151,4 +152,25 @@ def build_plan(
         op_col=op_col,
         arrival_col=arrival_col,
         changelog=changelog,
+    )
+
+
+def identity(dp: DedupPlan, buckets: int, watermark_col: str | None) -> Identity:
+    """The plan identity of a streaming deduplicate's state: the key types, which row is kept
+    and by what order, whether the input retracts, the retained row's columns, the column
+    whose watermark expires keys (or none) and the bucket count."""
+    schema = dp.input_schema
+    fields = [
+        ("keep", dp.keep),
+        ("order", "arrival" if dp.order_by is None else str(schema.field(dp.order_by).type)),
+        ("retractions", "yes" if dp.op_col is not None else "no"),
+        ("row", ", ".join(f"{f.name} {f.type}" for f in dp.payload_schema)),
+        ("expiry", watermark_col or "none"),
+    ]
+    return plan_identity(
+        keys=[schema.field(n).type for n in dp.by],
+        aggregates=[],
+        buckets=buckets,
+        ansi=True,
+        operator_fields=fields,
     )

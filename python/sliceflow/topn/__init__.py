@@ -25,7 +25,7 @@ from sliceflow._core import topn as topn_kernel
 from sliceflow._runtime.arrow_c_data import buffer_sizes, c_array
 from sliceflow._runtime.change_kinds import codes_of, names_of
 from sliceflow._runtime.kernels import add_stats
-from sliceflow.changelog import micro_batches
+from sliceflow._runtime.micro_batches import micro_batches
 from sliceflow.topn.plan import (
     DEFAULT_BUNDLE_ROWS,
     OrderKey,

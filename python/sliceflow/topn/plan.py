@@ -27,6 +27,7 @@ import pyarrow as pa
 from sliceflow._runtime.agg_plan import check_key_type, column_index, grouping_columns, positive_int
 from sliceflow._runtime.order_types import check_orderable
 from sliceflow._runtime.spark_types import spark_type_name
+from sliceflow._runtime.state_format import Identity, plan_identity
 
 __all__ = [
     "DEFAULT_BUCKETS",
@@ -194,7 +195,7 @@ def build_plan(
     )
 
 
-def identity(tp: TopNPlan) -> list[tuple[str, str]]:
+def identity(tp: TopNPlan) -> Identity:
     """The plan identity of a streaming changelog Top-N (what its checkpointed state belongs
     to): the partition key types, the order keys, ``n``, whether ranks are emitted, whether the
     input retracts, the payload columns (the state holds them) and the bucket count. Tuning
@@ -212,12 +213,17 @@ def identity(tp: TopNPlan) -> list[tuple[str, str]]:
         f"NULLS {'FIRST' if o.nulls_first else 'LAST'}"
         for o in tp.order
     )
-    return [
-        ("keys", ", ".join(spark_type_name(types[k]) for k in tp.by) or "(none)"),
-        ("order", order),
-        ("n", str(tp.n)),
-        ("rank", "yes" if tp.with_rank else "no"),
-        ("retractions", "yes" if tp.retract else "no"),
-        ("columns", ", ".join(f"{f.name} {spark_type_name(f.type)}" for f in tp.payload_schema)),
-        ("buckets", str(tp.buckets)),
-    ]
+    return plan_identity(
+        keys=[types[k] for k in tp.by],
+        buckets=tp.buckets,
+        operator_fields=[
+            ("order", order),
+            ("n", str(tp.n)),
+            ("rank", "yes" if tp.with_rank else "no"),
+            ("retractions", "yes" if tp.retract else "no"),
+            (
+                "columns",
+                ", ".join(f"{f.name} {spark_type_name(f.type)}" for f in tp.payload_schema),
+            ),
+        ],
+    )

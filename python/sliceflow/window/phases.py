@@ -18,6 +18,7 @@ import pyarrow as pa
 
 from sliceflow._core import window as window_kernel
 from sliceflow._runtime.kernels import (
+    MAX_OUTPUT_ROWS,
     add_batch,
     add_stats,
     conform,
@@ -26,10 +27,9 @@ from sliceflow._runtime.kernels import (
 )
 from sliceflow.window.plan import WindowPlan
 
-__all__ = ["MAX_OUTPUT_ROWS", "global_phase", "local_phase"]
+__all__ = ["global_phase", "local_phase"]
 
 #: Output rows per batch the global phase hands back.
-MAX_OUTPUT_ROWS = 65536
 
 
 def local_phase(

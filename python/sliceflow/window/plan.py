@@ -42,11 +42,12 @@ from sliceflow._runtime.agg_plan import (
     result_type,
 )
 from sliceflow._runtime.spark_types import spark_type_name
+from sliceflow._runtime.state_format import Identity, aggregate_types, plan_identity
 from sliceflow.aggregates import AggSpec, agg_specs
 from sliceflow.window.spec import WindowSpec
 
 # result_type is sliceflow._runtime.agg_plan's, kept importable from here.
-__all__ = ["WindowPlan", "build_plan", "result_type", "spark_type_name"]
+__all__ = ["WindowPlan", "build_plan", "identity", "result_type", "spark_type_name"]
 
 WINDOW_COLUMNS = ("window_start", "window_end", "window_time")
 
@@ -180,4 +181,23 @@ def build_plan(
         local_schema=local_schema,
         partial_schema=partial_schema,
         output_schema=output_schema,
+    )
+
+
+def identity(wp: WindowPlan, emit: str, buckets: int) -> Identity:
+    """The plan identity of a streaming ``window_agg``'s state: the keys and aggregates, the
+    window (kind, size, slide and offset in microseconds), the time column's type, the emit
+    mode, the bucket count and ANSI mode."""
+    plan = wp.plan
+    keys = [wp.local_schema.field(i).type for i in range(plan["num_keys"])]
+    window = (
+        f"{plan['kind']}(size={plan['size']}us, slide={plan['slide']}us, offset={plan['offset']}us)"
+    )
+    time_type = spark_type_name(wp.local_schema.field(plan["num_keys"]).type)
+    return plan_identity(
+        keys=keys,
+        aggregates=aggregate_types(plan, wp.local_schema),
+        buckets=buckets,
+        ansi=plan["ansi"],
+        operator_fields=[("window", window), ("time", time_type), ("emit", emit)],
     )

@@ -11,7 +11,7 @@ bucket of keys.
 
 The bucket's value is a sealed state value (docs/state.md) whose one payload section is the
 kernel's key states (little-endian, ``cpp/changelog/state_codec.h``), under the plan identity of
-``state_format.changelog_identity``: a restart with another aggregation is refused, naming the
+``changelog.plan.identity``: a restart with another aggregation is refused, naming the
 field that changed; a restart with other tuning options (``bundle_rows``, ``mini_batch``) is not.
 """
 
@@ -23,9 +23,9 @@ import pyarrow as pa
 from pyspark.sql import DataFrame
 from pyspark.sql import types as T
 
-from sliceflow._runtime.state_format import changelog_identity
 from sliceflow.changelog import GlobalPhase
 from sliceflow.changelog.plan import ChangelogPlan
+from sliceflow.changelog.plan import identity as changelog_identity
 from sliceflow.spark._runtime.bucket_processor import BucketCall, BucketProcessor, process_buckets
 from sliceflow.spark._runtime.tasks import TaskContext
 

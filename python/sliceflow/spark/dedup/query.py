@@ -27,8 +27,13 @@ from pyspark.sql import types as T
 
 from sliceflow._runtime.kernels import conform
 from sliceflow._runtime.spark_types import spark_struct
-from sliceflow._runtime.state_format import Identity, plan_identity
-from sliceflow.dedup.plan import DEFAULT_BUCKETS, DEFAULT_BUNDLE_ROWS, DedupPlan, build_plan
+from sliceflow.dedup.plan import (
+    DEFAULT_BUCKETS,
+    DEFAULT_BUNDLE_ROWS,
+    DedupPlan,
+    build_plan,
+)
+from sliceflow.dedup.plan import identity as dedup_identity
 from sliceflow.dedup.step import DedupStep
 from sliceflow.spark._runtime.bucket_labels import bucket_labels, check_buckets
 from sliceflow.spark._runtime.bucket_processor import BucketCall, BucketProcessor, process_buckets
@@ -71,25 +76,6 @@ class DedupMetrics(WindowMetrics):
 
     def __repr__(self) -> str:
         return f"DedupMetrics({self.value})"
-
-
-def dedup_identity(dp: DedupPlan, buckets: int, watermark_col: str | None) -> Identity:
-    """The plan identity of a streaming deduplicate's state (what decides its results)."""
-    schema = dp.input_schema
-    fields = [
-        ("keep", dp.keep),
-        ("order", "arrival" if dp.order_by is None else str(schema.field(dp.order_by).type)),
-        ("retractions", "yes" if dp.op_col is not None else "no"),
-        ("row", ", ".join(f"{f.name} {f.type}" for f in dp.payload_schema)),
-        ("expiry", watermark_col or "none"),
-    ]
-    return plan_identity(
-        keys=[schema.field(n).type for n in dp.by],
-        aggregates=[],
-        buckets=buckets,
-        ansi=True,
-        operator_fields=fields,
-    )
 
 
 def deduplicate(

@@ -21,7 +21,7 @@ of the packing step sends each bucket a message, empty if it has no rows for it)
 remembered watermark is then always ``watermark_{b-1}``.
 
 A bucket keeps two values (sealed state values, docs/state.md), under the plan identity of
-``state_format.window_identity``: the watermark it last ran at (read on every call) and its
+``window.plan.identity``: the watermark it last ran at (read on every call) and its
 carried rows (read only when the bucket has work).
 """
 
@@ -35,7 +35,6 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from sliceflow._runtime.spark_types import spark_struct
-from sliceflow._runtime.state_format import window_identity
 from sliceflow.spark._runtime.bucket_labels import bucket_labels
 from sliceflow.spark._runtime.bucket_processor import BucketCall, BucketProcessor, process_buckets
 from sliceflow.spark._runtime.bucket_rows import PACKED_SCHEMA, pack_rows
@@ -43,6 +42,7 @@ from sliceflow.spark._runtime.columns import quote
 from sliceflow.spark._runtime.emit_steps import EmitStep
 from sliceflow.spark._runtime.tasks import TaskContext
 from sliceflow.window.plan import WindowPlan
+from sliceflow.window.plan import identity as window_identity
 from sliceflow.window.state import (
     advance,
     from_sections,
