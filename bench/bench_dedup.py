@@ -110,23 +110,15 @@ def floor_query(watermarked, delay_ms: int):
     ``delay_ms`` its delay; as many buckets as ``deduplicate`` takes) with
     :class:`NoopFloorProcessor` in place of its processor."""
     from sliceflow._runtime.spark_types import spark_struct
-    from sliceflow.dedup.plan import DEFAULT_BUCKETS, build_plan
+    from sliceflow.dedup.plan import build_plan
     from sliceflow.spark._runtime.bucket_processor import process_buckets
-    from sliceflow.spark._runtime.columns import input_schema
-    from sliceflow.spark._runtime.session_settings import SessionSettings
-    from sliceflow.spark._runtime.state_store import buckets_from_conf
-    from sliceflow.spark._runtime.tasks import TaskContext
+    from sliceflow.spark._runtime.recipe import OperatorCall
     from sliceflow.spark.dedup.first_seen import packed_first
-    from sliceflow.spark.dedup.query import BUCKETS_CONF
 
-    spark = watermarked.sparkSession
-    settings = SessionSettings.read(spark)
-    buckets = buckets_from_conf(spark.conf, BUCKETS_CONF) or DEFAULT_BUCKETS
-    schema = input_schema(
-        watermarked, watermarked.columns, settings.time_zone, settings.large_var_types
-    )
-    dp = build_plan(schema, ["id"], keep="first")
-    task = TaskContext(settings.memory_limits)
+    call = OperatorCall.begin("deduplicate", watermarked)
+    buckets = call.buckets(None, "dedup")
+    dp = build_plan(call.input_schema(watermarked.columns), ["id"], keep="first")
+    task = call.task
     packed = packed_first(watermarked, dp, buckets, ("ts", delay_ms), task)
     identity = [("bench", "floor"), ("buckets", str(buckets))]
     processor = noop_floor_processor()(identity, dp.input_schema, task)

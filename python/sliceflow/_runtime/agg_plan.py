@@ -22,6 +22,7 @@ from sliceflow._runtime.spark_types import spark_type_name
 from sliceflow.aggregates import AggSpec
 
 __all__ = [
+    "DEFAULT_BUCKETS",
     "carried_type",
     "check_key_type",
     "check_output_names",
@@ -37,6 +38,9 @@ __all__ = [
     "positive_int",
     "result_type",
 ]
+
+#: State-store buckets of a streaming operator that is given none (part of its checkpoint).
+DEFAULT_BUCKETS = 8
 
 
 class _SchemaCapsule:

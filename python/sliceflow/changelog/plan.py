@@ -27,6 +27,7 @@ import pyarrow as pa
 
 from sliceflow import _core
 from sliceflow._runtime.agg_plan import (
+    DEFAULT_BUCKETS,
     check_output_names,
     core_schema,
     grouping_columns,
@@ -54,8 +55,6 @@ DEFAULT_BUNDLE_ROWS = 5000
 #: The encoder's fold bound (input rows folded before a flush).
 DEFAULT_FOLD_ROWS = 200_000
 #: State-store buckets per query (the grouping key of Spark's stateful operator). A constant,
-#: not derived from other settings: it is part of the checkpoint (bench/README.md, "changelog").
-DEFAULT_BUCKETS = 8
 
 #: Aggregates an encoder can fold over a changelog (exactly invertible partials).
 _FOLDABLE_WITH_RETRACTIONS = frozenset({"count", "sum", "avg"})

@@ -34,12 +34,10 @@ from sliceflow._runtime.order_types import check_orderable
 from sliceflow._runtime.spark_types import spark_type_name
 from sliceflow._runtime.state_format import Identity, plan_identity
 
-__all__ = ["DEFAULT_BUCKETS", "DEFAULT_BUNDLE_ROWS", "DedupPlan", "build_plan", "identity"]
+__all__ = ["DEFAULT_BUNDLE_ROWS", "DedupPlan", "build_plan", "identity"]
 
 #: Flink's ``table.exec.mini-batch.size`` in the issue's API.
 DEFAULT_BUNDLE_ROWS = 5000
-#: State-store buckets per streaming query (part of the checkpoint).
-DEFAULT_BUCKETS = 8
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,13 @@ from typing import Any
 
 import pyarrow as pa
 
-from sliceflow._runtime.agg_plan import check_key_type, column_index, grouping_columns, positive_int
+from sliceflow._runtime.agg_plan import (
+    DEFAULT_BUCKETS,
+    check_key_type,
+    column_index,
+    grouping_columns,
+    positive_int,
+)
 from sliceflow._runtime.order_types import check_orderable
 from sliceflow._runtime.spark_types import spark_type_name
 from sliceflow._runtime.state_format import Identity, plan_identity
@@ -41,8 +47,6 @@ __all__ = [
 
 #: Flink's ``table.exec.mini-batch.size`` in the issue's API.
 DEFAULT_BUNDLE_ROWS = 5000
-#: State-store buckets per streaming query (part of the checkpoint).
-DEFAULT_BUCKETS = 8
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,6 @@ from collections.abc import Iterator, Sequence
 
 import pyarrow as pa
 from pyspark.sql import DataFrame
-from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from sliceflow._runtime.kernels import conform
@@ -30,24 +29,18 @@ from sliceflow._runtime.spark_types import spark_struct
 from sliceflow.aggregates import AggSpec, agg_specs
 from sliceflow.changelog import GlobalPhase, encode
 from sliceflow.changelog.plan import (
-    DEFAULT_BUCKETS,
     DEFAULT_BUNDLE_ROWS,
     ChangelogPlan,
     build_plan,
 )
-from sliceflow.spark._runtime.bucket_labels import bucket_labels, check_buckets
+from sliceflow.spark._runtime.bucket_labels import bucket_labels
 from sliceflow.spark._runtime.bucket_rows import PACKED_SCHEMA, pack_by_bucket
-from sliceflow.spark._runtime.columns import input_schema, quote, resolver
 from sliceflow.spark._runtime.metrics import ChangelogMetrics
-from sliceflow.spark._runtime.session_settings import SessionSettings
-from sliceflow.spark._runtime.state_store import buckets_from_conf, check_state_store
+from sliceflow.spark._runtime.recipe import OperatorCall
 from sliceflow.spark._runtime.tasks import TaskContext
 from sliceflow.spark.changelog.streaming import streaming
 
 __all__ = ["ChangelogMetrics", "changelog_agg"]
-
-#: Spark conf that sets the default bucket count of streaming changelog_agg.
-BUCKETS_CONF = "spark.sliceflow.changelog.buckets"
 
 
 def changelog_agg(
@@ -97,23 +90,13 @@ def changelog_agg(
         >>> outer = changelog_agg(inner, by=["day"], aggs=[W.sum("cnt").alias("total")],
         ...                       op_col="op")  # doctest: +SKIP
     """
-    if not isinstance(df, DataFrame):
-        raise TypeError(f"changelog_agg takes a pyspark DataFrame, not {type(df).__name__}")
-    spark = df.sparkSession
-    conf = spark.conf
-    settings = SessionSettings.read(spark)
-    if buckets is None:
-        buckets = buckets_from_conf(conf, BUCKETS_CONF) or DEFAULT_BUCKETS
-    check_buckets(buckets)
-
+    call = OperatorCall.begin("changelog_agg", df, metrics)
+    buckets = call.buckets(buckets, "changelog")
     aggs = agg_specs(aggs)
-    by_list = [by] if isinstance(by, str) else list(by or [])
-    resolve = resolver(df, settings.case_sensitive)
-    by_list = [resolve(name) for name in by_list]
-    op_name = resolve(op_col) if op_col is not None else None
-    aggs = [a if a.col is None else AggSpec(a.fn, resolve(a.col), a.name) for a in aggs]
-    referenced = [*by_list, op_name, *(a.col for a in aggs)]
-    schema = input_schema(df, referenced, settings.time_zone, settings.large_var_types)
+    by_list = call.names(by)
+    op_name = call.resolve(op_col) if op_col is not None else None
+    aggs = [a if a.col is None else AggSpec(a.fn, call.resolve(a.col), a.name) for a in aggs]
+    schema = call.input_schema([*by_list, op_name, *(a.col for a in aggs)])
     cp = build_plan(
         schema,
         by_list,
@@ -122,17 +105,16 @@ def changelog_agg(
         mini_batch=mini_batch,
         bundle_rows=bundle_rows,
         buckets=buckets,
-        ansi=settings.ansi,
+        ansi=call.settings.ansi,
     )
-    accumulator = metrics.accumulator if metrics is not None else None
-    task = TaskContext(settings.memory_limits, accumulator)
+    task = call.task
 
     def encode_fn(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         inputs = (conform(b, cp.input_schema) for b in batches)
         return task.run(lambda stats: encode(cp, inputs, stats))
 
     encode_fn.__name__ = "changelog_agg_encode"
-    selected = df.select(*[F.col(quote(name)) for name in cp.input_schema.names])
+    selected = call.select(cp.input_schema)
     output_struct = spark_struct(cp.output_schema)
     if df.isStreaming:
         labels = bucket_labels(buckets)
@@ -142,7 +124,7 @@ def changelog_agg(
                 yield pack_by_bucket(deltas.column(0).to_numpy(), deltas, labels)
 
         encode_packed_fn.__name__ = "changelog_agg_encode"
-        check_state_store(conf, "changelog_agg")
+        call.require_state_store()
         packed = selected.mapInArrow(encode_packed_fn, spark_struct(PACKED_SCHEMA))
         return streaming(cp, packed, output_struct, task)
     deltas = selected.mapInArrow(encode_fn, spark_struct(cp.delta_schema))

@@ -21,34 +21,30 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 import pyarrow as pa
-from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from sliceflow._runtime.kernels import conform
 from sliceflow._runtime.spark_types import spark_struct
 from sliceflow.dedup.plan import (
-    DEFAULT_BUCKETS,
     DEFAULT_BUNDLE_ROWS,
     DedupPlan,
     build_plan,
 )
 from sliceflow.dedup.plan import identity as dedup_identity
 from sliceflow.dedup.step import DedupStep
-from sliceflow.spark._runtime.bucket_labels import bucket_labels, check_buckets
+from sliceflow.spark._runtime.bucket_labels import bucket_labels
 from sliceflow.spark._runtime.bucket_processor import BucketCall, BucketProcessor, process_buckets
 from sliceflow.spark._runtime.bucket_rows import PACKED_SCHEMA, pack_rows
-from sliceflow.spark._runtime.columns import input_schema, quote, resolver
+from sliceflow.spark._runtime.columns import quote
 from sliceflow.spark._runtime.metrics import WindowMetrics
-from sliceflow.spark._runtime.session_settings import SessionSettings
-from sliceflow.spark._runtime.state_store import buckets_from_conf, check_state_store
+from sliceflow.spark._runtime.recipe import OperatorCall
 from sliceflow.spark._runtime.tasks import TaskContext
 from sliceflow.spark.dedup.first_seen import streaming_first
 
-__all__ = ["BUCKETS_CONF", "DedupMetrics", "deduplicate"]
+__all__ = ["DedupMetrics", "deduplicate"]
 
-#: Spark conf that sets the default bucket count of a streaming deduplicate.
-BUCKETS_CONF = "spark.sliceflow.dedup.buckets"
 #: The value state that holds a bucket's retained rows.
 STATE_NAME = "sliceflow_dedup_bucket"
 _SEQ = "__sliceflow_seq"
@@ -132,32 +128,18 @@ def deduplicate(
         >>> latest = deduplicate(rows, by=["id"], keep="last", order_by="ts")  # doctest: +SKIP
         >>> first = deduplicate(events, by=["event_id"], keep="first")  # doctest: +SKIP
     """
-    if not isinstance(df, DataFrame):
-        raise TypeError(f"deduplicate takes a pyspark DataFrame, not {type(df).__name__}")
-    spark = df.sparkSession
-    settings = SessionSettings.read(spark)
-    resolve = resolver(df, settings.case_sensitive)
-    by_list = [resolve(n) for n in ([by] if isinstance(by, str) else list(by))]
-    order_name = resolve(order_by) if order_by is not None else None
-    op_name = resolve(op_col) if op_col is not None else None
-    task = TaskContext(settings.memory_limits, metrics.accumulator if metrics else None)
+    call = OperatorCall.begin("deduplicate", df, metrics)
+    by_list = call.names(by)
+    order_name = call.resolve(order_by) if order_by is not None else None
+    op_name = call.resolve(op_col) if op_col is not None else None
+    task = call.task
     if df.isStreaming:
         return _streaming(
-            df,
-            spark,
-            by_list,
-            keep,
-            order_name,
-            op_name,
-            mini_batch,
-            bundle_rows,
-            buckets,
-            settings,
-            task,
+            call, by_list, keep, order_name, op_name, mini_batch, bundle_rows, buckets
         )
     seq = _SEQ if order_name is None else None
     source = df.withColumn(_SEQ, F.monotonically_increasing_id()) if seq else df
-    schema = input_schema(source, source.columns, settings.time_zone, settings.large_var_types)
+    schema = call.input_schema(source.columns, source)
     dp = build_plan(
         schema, by_list, keep=keep, order_by=order_name, op_col=op_name,
         mini_batch=True, bundle_rows=_BATCH_BUNDLE, arrival_col=seq,
@@ -243,8 +225,7 @@ class EventTimeDedupBucketProcessor(DedupBucketProcessor):
 
 
 def _streaming(
-    df: DataFrame,
-    spark: SparkSession,
+    call: OperatorCall,
     by: list[str],
     keep: str,
     order_by: str | None,
@@ -252,18 +233,15 @@ def _streaming(
     mini_batch: bool,
     bundle_rows: int,
     buckets: int | None,
-    settings: SessionSettings,
-    task: TaskContext,
 ) -> DataFrame:
-    if buckets is None:
-        buckets = buckets_from_conf(spark.conf, BUCKETS_CONF) or DEFAULT_BUCKETS
-    check_buckets(buckets)
-    schema = input_schema(df, df.columns, settings.time_zone, settings.large_var_types)
+    df, task = call.df, call.task
+    buckets = call.buckets(buckets, "dedup")
+    schema = call.input_schema(df.columns)
     dp = build_plan(
         schema, by, keep=keep, order_by=order_by, op_col=op_col,
         mini_batch=mini_batch, bundle_rows=bundle_rows,
     )  # fmt: skip
-    check_state_store(spark.conf, "deduplicate")
+    call.require_state_store()
     watermark = _watermark(df)
     watermark_col = watermark[0] if watermark is not None else None
     if not dp.changelog:

@@ -32,18 +32,16 @@ from pyspark.sql import functions as F
 
 from sliceflow._runtime.kernels import conform
 from sliceflow._runtime.spark_types import spark_struct
-from sliceflow.spark._runtime.bucket_labels import bucket_labels, check_buckets
+from sliceflow.spark._runtime.bucket_labels import bucket_labels
 from sliceflow.spark._runtime.bucket_rows import PACKED_SCHEMA, pack_by_bucket
-from sliceflow.spark._runtime.columns import input_schema, quote, resolver
+from sliceflow.spark._runtime.columns import quote
 from sliceflow.spark._runtime.emit_steps import with_emit_step
 from sliceflow.spark._runtime.metrics import TopNMetrics
-from sliceflow.spark._runtime.session_settings import SessionSettings
-from sliceflow.spark._runtime.state_store import buckets_from_conf, check_state_store
+from sliceflow.spark._runtime.recipe import OperatorCall
 from sliceflow.spark._runtime.tasks import TaskContext
 from sliceflow.spark.topn.streaming import streaming
 from sliceflow.topn import Ranking, bucket_ids, encode_rows
 from sliceflow.topn.plan import (
-    DEFAULT_BUCKETS,
     DEFAULT_BUNDLE_ROWS,
     OrderKey,
     TopNPlan,
@@ -52,8 +50,6 @@ from sliceflow.topn.plan import (
 
 __all__ = ["TopNMetrics", "topn"]
 
-#: Spark conf that sets the default bucket count of a streaming changelog topn.
-BUCKETS_CONF = "spark.sliceflow.topn.buckets"
 
 #: How a sort expression prints (``str(F.desc("x"))``: ``Column<'x DESC NULLS LAST'>``).
 _SORT_EXPR = re.compile(r"^Column<'(.*?)(?: (ASC|DESC) NULLS (FIRST|LAST))?'>$", re.S)
@@ -146,12 +142,9 @@ def topn(
         >>> leaders = topn(bids, 10, by=["category"],
         ...                order_by=[F.desc("price"), "bid_id"])  # doctest: +SKIP
     """
-    if not isinstance(df, DataFrame):
-        raise TypeError(f"topn takes a pyspark DataFrame, not {type(df).__name__}")
-    spark = df.sparkSession
-    settings = SessionSettings.read(spark)
+    call = OperatorCall.begin("topn", df, metrics)
     columns = df.columns
-    resolve = resolver(df, settings.case_sensitive)
+    resolve = call.resolve
     entries = [order_by] if isinstance(order_by, (str, Column, OrderKey)) else list(order_by)
     order: list[OrderKey | str] = []
     for entry in entries:
@@ -161,15 +154,12 @@ def topn(
         else:
             key = resolve(key)
         order.append(key)
-    by_list = [by] if isinstance(by, str) else list(by or [])
-    by_list = [resolve(name) for name in by_list]
+    by_list = call.names(by)
     op_name = resolve(op_col) if op_col is not None else None
     window = df.isStreaming and all(c in by_list for c in WINDOW_COLUMNS)
     changelog = df.isStreaming and not window
-    if buckets is None:
-        buckets = buckets_from_conf(spark.conf, BUCKETS_CONF) or DEFAULT_BUCKETS
-    check_buckets(buckets)
-    schema = input_schema(df, columns, settings.time_zone, settings.large_var_types)
+    buckets = call.buckets(buckets, "topn")
+    schema = call.input_schema(columns)
     tp = build_plan(
         schema,
         n,
@@ -182,11 +172,11 @@ def topn(
         buckets=buckets,
         emit="changelog" if changelog else "final",
     )
-    task = TaskContext(settings.memory_limits, metrics.accumulator if metrics else None)
-    selected = df.select(*[F.col(quote(name)) for name in tp.input_schema.names])
+    task = call.task
+    selected = call.select(tp.input_schema)
     output = spark_struct(tp.output_schema)
     if changelog:
-        check_state_store(spark.conf, "topn")
+        call.require_state_store()
         labels = bucket_labels(buckets)
 
         def pack_fn(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
@@ -206,14 +196,14 @@ def topn(
     if not tp.retract:
         # Local phase: each input partition's own top n per key first (the top n of a union is
         # the top n of its parts' top n), so only those rows are shuffled.
-        local = _final_fn(tp, TaskContext(settings.memory_limits, None), with_rank=False)
+        local = _final_fn(tp, TaskContext(call.settings.memory_limits, None), with_rank=False)
         fused = with_emit_step(df, local) if window else None
         if fused is not None:
             # A window_agg output as returned: the local phase runs inside window_agg's
             # stateful step on each call's fired windows, so only each call's top n per window
             # leaves it. By the window bounds alone that is at most n rows per window per
             # bucket call: one task does the final phase.
-            selected = fused.select(*[F.col(quote(name)) for name in tp.input_schema.names])
+            selected = call.select(tp.input_schema, fused)
             if set(tp.by) <= set(WINDOW_COLUMNS):
                 one_task = True
         else:

@@ -26,13 +26,11 @@ from sliceflow._runtime.kernels import conform
 from sliceflow._runtime.spark_types import spark_struct
 from sliceflow.aggregates import AggSpec, agg_specs
 from sliceflow.spark._runtime import emit_steps as window_outputs
-from sliceflow.spark._runtime.bucket_labels import check_buckets
-from sliceflow.spark._runtime.columns import input_schema, quote, resolver
+from sliceflow.spark._runtime.columns import quote
 from sliceflow.spark._runtime.emit_steps import EmitStep
 from sliceflow.spark._runtime.metrics import WindowMetrics
-from sliceflow.spark._runtime.session_settings import SessionSettings
-from sliceflow.spark._runtime.state_store import buckets_from_conf, check_state_store
-from sliceflow.spark._runtime.tasks import TaskContext
+from sliceflow.spark._runtime.recipe import OperatorCall, buckets_conf
+from sliceflow.spark._runtime.state_store import buckets_from_conf
 from sliceflow.spark.window import streaming as window_streaming
 from sliceflow.window.incremental import keep_changed
 from sliceflow.window.phases import global_phase, local_phase
@@ -102,51 +100,41 @@ def window_agg(
         ...                  aggs=[W.count().alias("bids"), W.max("price").alias("top")],
         ...                  )  # doctest: +SKIP
     """
-    if not isinstance(df, DataFrame):
-        raise TypeError(f"window_agg takes a pyspark DataFrame, not {type(df).__name__}")
+    call = OperatorCall.begin("window_agg", df, metrics)
     if emit not in ("all", "incremental"):
         raise ValueError(f"emit must be 'all' or 'incremental', not {emit!r}")
     if emit == "incremental" and getattr(spec, "kind", None) != "cumulate":
         raise ValueError("emit='incremental' applies to cumulate windows only")
-    spark = df.sparkSession
-    settings = SessionSettings.read(spark)
-
     if not isinstance(spec, WindowSpec):
         raise TypeError(
             "spec must be a window spec from sliceflow.window (tumble, hop, cumulate), "
             f"not {type(spec).__name__}"
         )
     aggs = agg_specs(aggs)
-    by_list = [by] if isinstance(by, str) else list(by or [])
-    resolve = resolver(df, settings.case_sensitive)
-    spec = dataclasses.replace(spec, time_col=resolve(spec.time_col))
-    by_list = [resolve(name) for name in by_list]
-    aggs = [a if a.col is None else AggSpec(a.fn, resolve(a.col), a.name) for a in aggs]
+    spec = dataclasses.replace(spec, time_col=call.resolve(spec.time_col))
+    by_list = call.names(by)
+    aggs = [a if a.col is None else AggSpec(a.fn, call.resolve(a.col), a.name) for a in aggs]
 
     df, spec = _cast_time_column(df, spec)
     referenced = [spec.time_col, *by_list, *(a.col for a in aggs)]
-    schema = input_schema(df, referenced, settings.time_zone, settings.large_var_types)
+    schema = call.input_schema(referenced, df)
     wp = build_plan(
         schema,
         spec,
         by_list,
         aggs,
-        ansi=settings.ansi,
+        ansi=call.settings.ansi,
         bundle_rows=bundle_rows,
         bundle_bytes=bundle_bytes,
     )
     partial_struct = spark_struct(wp.partial_schema)
     output_struct = spark_struct(wp.output_schema)
-    accumulator = metrics.accumulator if metrics is not None else None
-    task = TaskContext(settings.memory_limits, accumulator)
+    task = call.task
     if df.isStreaming:
         _check_watermark(df, spec.time_col)
-        check_state_store(spark.conf, "window_agg")
-        if buckets is None:
-            buckets = default_buckets(spark)
-        check_buckets(buckets)
+        call.require_state_store()
+        n_buckets = call.buckets(buckets, "window", _default_buckets(df.sparkSession))
         stream = df
-        n_buckets = buckets
 
         def rebuild(step: EmitStep | None) -> DataFrame:
             return window_streaming.streaming(
@@ -175,7 +163,7 @@ def window_agg(
 
     local_fn.__name__ = "window_agg_local"
     global_fn.__name__ = "window_agg_global"
-    selected = df.select(*[F.col(quote(name)) for name in wp.input_schema.names])
+    selected = call.select(wp.input_schema, df)
     partials = selected.mapInArrow(local_fn, partial_struct)
     shuffled = partials.repartition("__key").sortWithinPartitions("__key", "__slice")
     return shuffled.mapInArrow(global_fn, output_struct)
@@ -242,8 +230,11 @@ def _check_watermark(df: DataFrame, time_col: str) -> None:
 def default_buckets(spark: SparkSession) -> int:
     """The bucket count of a streaming window_agg that does not give one: the Spark conf
     ``spark.sliceflow.window.buckets``, else ``min(16, spark.sql.shuffle.partitions)``."""
-    buckets = buckets_from_conf(spark.conf, window_streaming.BUCKETS_CONF)
-    if buckets is not None:
-        return buckets
+    conf = buckets_from_conf(spark.conf, buckets_conf("window"))
+    return _default_buckets(spark) if conf is None else conf
+
+
+def _default_buckets(spark: SparkSession) -> int:
+    """``min(16, spark.sql.shuffle.partitions)``: one bucket per shuffle partition, at most 16."""
     partitions = int(spark.conf.get("spark.sql.shuffle.partitions", "200") or "200")
     return max(1, min(window_streaming.DEFAULT_BUCKETS, partitions))

@@ -52,7 +52,6 @@ from sliceflow.window.state import (
 )
 
 __all__ = [
-    "BUCKETS_CONF",
     "DATA_STATE_NAME",
     "DEFAULT_BUCKETS",
     "STATE_NAME",
@@ -60,8 +59,6 @@ __all__ = [
     "streaming",
 ]
 
-#: Spark conf with the number of buckets a streaming window_agg hashes its keys into.
-BUCKETS_CONF = "spark.sliceflow.window.buckets"
 #: Buckets when neither the call nor the conf says: at most this many, and no more than
 #: ``spark.sql.shuffle.partitions`` (more buckets than tasks add calls, not parallelism).
 DEFAULT_BUCKETS = 16
