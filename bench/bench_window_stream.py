@@ -411,7 +411,9 @@ def profile_steps(
         spent["pack"] += time.perf_counter() - t0
         per_bucket: dict[int, list[bytes]] = {}
         for rb in packed:
-            for b, payload in zip(rb.column(0).to_pylist(), rb.column(1).to_pylist(), strict=True):
+            for b, payload in zip(
+                rb.column("__bucket").to_pylist(), rb.column("__rows").to_pylist(), strict=True
+            ):
                 per_bucket.setdefault(b, []).append(payload)
         for b, payloads in sorted(per_bucket.items()):
             t0 = time.perf_counter()

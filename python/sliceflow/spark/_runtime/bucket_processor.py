@@ -1,7 +1,9 @@
 """The one stateful processor skeleton of sliceflow's streaming operators.
 
 A streaming operator hashes its grouping keys into *buckets* and ships each bucket's rows of a
-micro-batch as Arrow IPC messages (``bucket_state.pack_by_bucket``); Spark groups them by bucket
+micro-batch as Arrow IPC messages (``bucket_rows.pack_by_bucket``), each tagged with the input
+it came from (an operator has one input or more: a two-input operator, e.g. a join, unions its
+sides' packed rows and reads each with its own schema); Spark groups them by bucket
 and runs a :class:`BucketProcessor` under ``transformWithStateInPandas``, one call per
 (micro-batch, bucket) and, in event time, one per expired timer. Each call is the same four
 steps:
@@ -9,15 +11,16 @@ steps:
 1. **load** the bucket's state: its values in Spark's state store, each a sealed state value
    (``sliceflow._runtime.state_format``: format version, operator, plan identity, checksum) whose
    payload sections the operator reads;
-2. **advance** the operator's kernel with the bucket's rows (Arrow record batches, never pandas);
+2. **advance** the operator's kernel with the bucket's rows (Arrow record batches, never pandas,
+   in arrival order, each with the index of its input);
 3. **emit** the output batches it returns (handed to Spark as Arrow-backed pandas frames, one
    frame per batch);
 4. **store** the new state (sealed again), or clear it.
 
 The skeleton does the Spark plumbing (value states, sealing, unpacking rows, pandas frames,
 the query's ``TaskContext``: worker memory settings and counters); an operator supplies only
-:meth:`BucketProcessor.advance` and the names of its value states. Window and changelog
-aggregation are the two operators today (``window_streaming``, ``changelog_streaming``).
+:meth:`BucketProcessor.advance` and the names of its value states. Every streaming operator
+(``spark/window``, ``spark/changelog``, ``spark/topn``, ``spark/dedup``) is one subclass.
 """
 
 from __future__ import annotations
@@ -46,14 +49,20 @@ STATE_SCHEMA = T.StructType([T.StructField("blob", T.BinaryType(), False)])
 class BucketCall:
     """What one call for a bucket brings to :meth:`BucketProcessor.advance`."""
 
-    #: The bucket's rows of this micro-batch, as the processor's input schema (none for a timer).
-    batches: Iterator[pa.RecordBatch]
+    #: The bucket's rows of this micro-batch in arrival order, as ``(input, batch)`` with the
+    #: batch in that input's schema (none for a timer).
+    inputs: Iterator[tuple[int, pa.RecordBatch]]
     #: The current watermark (event time only, else None).
     watermark_ms: int | None
     #: Whether a timer expired (event time).
     expired: bool
     #: Counters the call adds to the operator's metrics.
     stats: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def batches(self) -> Iterator[pa.RecordBatch]:
+        """The rows of a one-input operator (its only input's batches)."""
+        return (batch for _, batch in self.inputs)
 
 
 class BucketProcessor(StatefulProcessor):
@@ -71,9 +80,18 @@ class BucketProcessor(StatefulProcessor):
     #: ``transformWithStateInPandas``'s time mode: ``"None"`` or ``"EventTime"``.
     time_mode: ClassVar[str] = "None"
 
-    def __init__(self, identity: Identity, input_schema: pa.Schema, task: TaskContext) -> None:
+    def __init__(
+        self,
+        identity: Identity,
+        input_schema: pa.Schema | Sequence[pa.Schema],
+        task: TaskContext,
+    ) -> None:
+        """``input_schema``: the schema of the operator's one input, or one per input (in the
+        order of the ``__input`` tags its packing steps give)."""
         self._identity = identity
-        self._input_schema = input_schema
+        self._input_schemas = (
+            [input_schema] if isinstance(input_schema, pa.Schema) else list(input_schema)
+        )
         self._task = task
 
     # -- what an operator supplies ---------------------------------------------------------
@@ -118,10 +136,10 @@ class BucketProcessor(StatefulProcessor):
     def handleInputRows(
         self, key: Any, rows: Iterator[pd.DataFrame], timerValues: Any
     ) -> Iterator[pd.DataFrame]:
-        batches = (
-            batch for frame in rows for batch in unpack(frame, self._input_schema, self.operator)
+        inputs = (
+            tagged for frame in rows for tagged in unpack(frame, self._input_schemas, self.operator)
         )
-        yield from self._call(batches, timerValues, expired=False)
+        yield from self._call(inputs, timerValues, expired=False)
 
     def handleExpiredTimer(
         self, key: Any, timerValues: Any, expiredTimerInfo: Any
@@ -132,12 +150,12 @@ class BucketProcessor(StatefulProcessor):
         pass
 
     def _call(
-        self, batches: Iterator[pa.RecordBatch], timer_values: Any, *, expired: bool
+        self, inputs: Iterator[tuple[int, pa.RecordBatch]], timer_values: Any, *, expired: bool
     ) -> Iterator[pd.DataFrame]:
         watermark = (
             timer_values.getCurrentWatermarkInMs() if self.time_mode == "EventTime" else None
         )
-        call = BucketCall(batches, watermark, expired)
+        call = BucketCall(inputs, watermark, expired)
         # One frame per kernel output batch: PySpark takes Arrow-backed pandas columns of one
         # chunk only, and memory stays bounded by a batch.
         for batch in self.advance(call):
@@ -147,10 +165,16 @@ class BucketProcessor(StatefulProcessor):
 
 
 def process_buckets(
-    packed: DataFrame, processor: BucketProcessor, output: T.StructType
+    packed: DataFrame | Sequence[DataFrame], processor: BucketProcessor, output: T.StructType
 ) -> DataFrame:
-    """``packed`` (``bucket_state.PACKED_SCHEMA`` rows) grouped by bucket through
+    """``packed`` (``bucket_rows.PACKED_SCHEMA`` rows; one DataFrame per input for an
+    operator with several, each packed with its input's index) grouped by bucket through
     ``processor``: the operator's output stream, append mode."""
+    if not isinstance(packed, DataFrame):
+        first, *others = packed
+        for other in others:
+            first = first.unionByName(other)
+        packed = first
     return packed.groupBy("__bucket").transformWithStateInPandas(
         statefulProcessor=processor,
         outputStructType=output,

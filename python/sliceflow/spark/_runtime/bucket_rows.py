@@ -4,13 +4,16 @@ to its :class:`~sliceflow.spark._runtime.bucket_processor.BucketProcessor`.
 A streaming operator hashes its grouping keys into buckets (``__bucket``); per input batch, its
 packing step (``mapInArrow``) turns the rows into one row per bucket that holds the bucket's
 rows as one Arrow IPC message (:func:`pack_by_bucket`), under the bucket's label
-(``bucket_labels``). The processor gets them back as Arrow batches with :func:`unpack`, and
-hands its output batches back to Spark with :func:`to_pandas`.
+(``bucket_labels``) and the index of the input they came from (``__input``: 0 for a
+one-input operator; a two-input operator, e.g. a join, packs each side with its own index and
+unions the two packed streams before the stateful step). The processor gets them back as
+``(input, batch)`` pairs with :func:`unpack`, each read with its input's schema, and hands its
+output batches back to Spark with :func:`to_pandas`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 import pandas as pd
@@ -27,14 +30,15 @@ def to_pandas(batch: pa.RecordBatch) -> pd.DataFrame:
     return batch.to_pandas(types_mapper=pd.ArrowDtype)
 
 
-#: What both streaming operators' stateful step receives: per bucket, its rows of one input
-#: batch as one Arrow IPC message. transformWithStateInPandas hands its input over as pandas,
+#: What every streaming operator's stateful step receives: per bucket and input, its rows of one
+#: input batch as one Arrow IPC message. transformWithStateInPandas hands its input over as pandas,
 #: which cannot tell NaN from null in a float column nor keep a 64-bit integer column with
 #: nulls exact; a bytes column goes through unchanged (and is far cheaper to convert than row
 #: values).
 PACKED_SCHEMA = pa.schema(
     [
         pa.field("__bucket", pa.int32(), nullable=False),
+        pa.field("__input", pa.int8(), nullable=False),
         pa.field("__rows", pa.binary(), nullable=False),
     ]
 )
@@ -57,15 +61,26 @@ def _payloads_by_bucket(
     return sorted_buckets[starts], payloads
 
 
-def pack_by_bucket(buckets: np.ndarray, rows: pa.RecordBatch, labels: np.ndarray) -> pa.RecordBatch:
-    """One row per bucket of ``rows`` (row i is in bucket ``buckets[i]``), as PACKED_SCHEMA: the
-    bucket's label (``labels[bucket]``, see ``bucket_labels``) and its rows (in their order)
-    as an IPC message. Both streaming operators ship their rows to the state this way."""
-    ids, payloads = _payloads_by_bucket(buckets, rows)
+def _packed(labels: np.ndarray, source: int, payloads: list[bytes]) -> pa.RecordBatch:
     return pa.RecordBatch.from_arrays(
-        [pa.array(labels[ids], pa.int32()), pa.array(payloads, pa.binary())],
+        [
+            pa.array(labels, pa.int32()),
+            pa.array(np.full(len(payloads), source, np.int8)),
+            pa.array(payloads, pa.binary()),
+        ],
         schema=PACKED_SCHEMA,
     )
+
+
+def pack_by_bucket(
+    buckets: np.ndarray, rows: pa.RecordBatch, labels: np.ndarray, source: int = 0
+) -> pa.RecordBatch:
+    """One row per bucket of ``rows`` (row i is in bucket ``buckets[i]``), as PACKED_SCHEMA: the
+    bucket's label (``labels[bucket]``, see ``bucket_labels``), the input ``source`` the rows
+    came from and its rows (in their order) as an IPC message. Every streaming operator ships
+    its rows to the state this way."""
+    ids, payloads = _payloads_by_bucket(buckets, rows)
+    return _packed(labels[ids], source, payloads)
 
 
 def pack_rows(
@@ -74,32 +89,38 @@ def pack_rows(
     schema: pa.Schema,
     *,
     wake_all: bool,
+    source: int = 0,
 ) -> Iterator[pa.RecordBatch]:
     """A packing step: input batches (``__bucket``, then ``schema``'s columns) → for each, one
     row per bucket with its label (``labels[bucket]``, see ``bucket_labels``) and its rows (as
-    ``schema``) as an IPC message (:func:`pack_by_bucket`). With ``wake_all``, at the end an
-    empty message for every bucket, so that every bucket runs in every micro-batch with data."""
+    ``schema``) as an IPC message (:func:`pack_by_bucket`), tagged with the input ``source``.
+    With ``wake_all``, at the end an empty message for every bucket, so that every bucket runs
+    in every micro-batch with data."""
     for batch in batches:
         if batch.num_rows == 0:
             continue
         rows = conform(batch.drop_columns([batch.schema.names[0]]), schema)
         buckets_of_rows = batch.column(0).to_numpy(zero_copy_only=False)
-        yield pack_by_bucket(buckets_of_rows, rows, labels)
+        yield pack_by_bucket(buckets_of_rows, rows, labels, source)
     if wake_all:
-        yield pa.RecordBatch.from_arrays(
-            [pa.array(labels, pa.int32()), pa.array([b""] * len(labels), pa.binary())],
-            schema=PACKED_SCHEMA,
-        )
+        yield _packed(labels, source, [b""] * len(labels))
 
 
-def unpack(frame: pd.DataFrame, schema: pa.Schema, operator: str) -> Iterator[pa.RecordBatch]:
-    """The batches (as ``schema``) packed in the rows of ``frame``; empty payloads (a bucket's
-    wake-up call) give none."""
-    # Spark hands the columns over by position (named _0, _1, ...): bucket, then the payload.
+def unpack(
+    frame: pd.DataFrame, schemas: Sequence[pa.Schema], operator: str
+) -> Iterator[tuple[int, pa.RecordBatch]]:
+    """The batches packed in the rows of ``frame``, in their order, each as ``(input, batch)``
+    with the batch read as ``schemas[input]``; empty payloads (a bucket's wake-up call) give
+    none."""
+    # Spark hands the columns over by position (named _0, _1, ...): bucket, input, payload.
     if frame.shape[1] != len(PACKED_SCHEMA):
         raise ValueError(
             f"{operator}: expected {len(PACKED_SCHEMA)} columns, Spark passed {frame.shape[1]}"
         )
-    for payload in frame.iloc[:, 1]:
+    for source, payload in zip(frame.iloc[:, 1], frame.iloc[:, 2], strict=True):
         if len(payload):
-            yield pa.ipc.read_record_batch(pa.py_buffer(payload), schema)
+            if not 0 <= source < len(schemas):
+                raise ValueError(
+                    f"{operator}: rows of input {source}, but the operator has {len(schemas)}"
+                )
+            yield int(source), pa.ipc.read_record_batch(pa.py_buffer(payload), schemas[source])

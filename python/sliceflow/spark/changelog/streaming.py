@@ -3,7 +3,7 @@ bucket of keys.
 
 ::
 
-    deltas (encoder output, packed per bucket: bucket_state.pack_by_bucket)
+    deltas (encoder output, packed per bucket: bucket_rows.pack_by_bucket)
       ─ groupBy(__bucket).transformWithStateInPandas(ChangelogBucketProcessor)
           per bucket and micro-batch: load the bucket's key states once, apply the micro-batch's
           delta rows in arrival order in bundles, emit each bundle's net changes, store the key

@@ -119,7 +119,7 @@ def packed_first(
 ) -> DataFrame:
     """The packing stage of :func:`streaming_first`: ``df`` reduced per task to the rows that
     can be emitted (``FirstSeenStep.candidates``) and packed per bucket
-    (``bucket_state.PACKED_SCHEMA``), with a watermark a wake-up message for every bucket."""
+    (``bucket_rows.PACKED_SCHEMA``), with a watermark a wake-up message for every bucket."""
     schema = dp.input_schema
     bucket = F.pmod(F.hash(*[F.col(quote(k)) for k in dp.by]), F.lit(buckets)).cast("int")
     selected = df.select(bucket.alias("__bucket"), *[F.col(quote(n)) for n in schema.names])

@@ -3,7 +3,7 @@ bucket of keys.
 
 ::
 
-    rows (packed per bucket as they are: topn.bucket_ids, bucket_state.pack_by_bucket)
+    rows (packed per bucket as they are: topn.bucket_ids, bucket_rows.pack_by_bucket)
       ─ groupBy(__bucket).transformWithStateInPandas(TopNBucketProcessor)
           per bucket and micro-batch: load the bucket's retained rows once (Arrow), encode
           them and the micro-batch's rows (topn.encode_retained, topn.encode_rows), rank them
