@@ -110,3 +110,62 @@ def test_no_import_circle() -> None:
                 if len(component) > 1:
                     circles.append(sorted(component))
     assert not circles, f"import circles: {circles}"
+
+
+#: The package's layers, lowest first (docs/architecture.md): a module imports modules of its
+#: own package and of lower layers only. Packages that share a layer never import each other:
+#: no operator package imports another (nor ``spark``), no Spark operator folder another.
+LAYERS: list[tuple[str, tuple[str, ...]]] = [
+    ("base", ("_core", "errors", "aggregates", "memory")),
+    ("runtime", ("_runtime",)),
+    ("file-source rules", ("_io",)),
+    ("operator", ("json", "window", "changelog", "topn", "dedup")),
+    ("spark runtime", ("spark._runtime",)),
+    ("spark operator", ("spark.json", "spark.window", "spark.changelog", "spark.cdc")),
+    ("spark operator", ("spark.topn", "spark.dedup")),
+    ("entry points", ("", "spark", "testing")),
+]
+
+
+def _layer(module: str) -> tuple[int, str]:
+    """The layer (its rank) and the package (the unit within which imports are free) of a
+    module of the package, by its dotted name."""
+    inner = module.removeprefix("sliceflow").removeprefix(".")
+    best: tuple[int, str] | None = None
+    for rank, (_, packages) in enumerate(LAYERS):
+        for package in packages:
+            matches = inner == package or inner.startswith(package + ".") or package == ""
+            if matches and (best is None or len(package) > len(best[1])):
+                best = (rank, package)
+    assert best is not None, module
+    # The base modules are one unit; the entry points each their own.
+    return best if LAYERS[best[0]][0] != "base" else (best[0], "base")
+
+
+def test_layers_import_downward_only() -> None:
+    offences = []
+    for name, edges in _imports(_modules()).items():
+        if not name.startswith("sliceflow"):
+            continue
+        rank, package = _layer(name)
+        for target, _ in edges:
+            if not target.startswith("sliceflow"):
+                continue
+            target_rank, target_package = _layer(target)
+            # Upward never; sideways (another package of the same layer) only among the
+            # entry points.
+            sideways = target_rank == rank and LAYERS[rank][0] != "entry points"
+            if target_package != package and (target_rank > rank or sideways):
+                offences.append(
+                    f"{name} ({LAYERS[rank][0]}) imports {target} ({LAYERS[target_rank][0]})"
+                )
+    assert not offences, "imports against the layers:\n" + "\n".join(sorted(offences))
+
+
+def test_every_package_module_has_a_layer() -> None:
+    names = [n for n in _modules() if n.startswith("sliceflow")]
+    assert "sliceflow._runtime.change_kinds" in names and "sliceflow.spark._runtime.recipe" in names
+    ranks = {n: LAYERS[_layer(n)[0]][0] for n in names}
+    assert ranks["sliceflow.window.plan"] == "operator"
+    assert ranks["sliceflow.spark.window.agg"] == "spark operator"
+    assert ranks["sliceflow.errors"] == "base" and ranks["sliceflow"] == "entry points"

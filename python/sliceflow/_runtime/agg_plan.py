@@ -16,7 +16,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from sliceflow import _core
+from sliceflow._core import agg as agg_kernel
 from sliceflow._runtime.change_kinds import is_op_type, op_type_error
 from sliceflow._runtime.spark_types import spark_type_name
 from sliceflow.aggregates import AggSpec
@@ -76,7 +76,7 @@ def result_type(fn: str, t: pa.DataType | None) -> pa.DataType:
     DataType(string)
     """
     capsule = None if t is None else carried_type(t).__arrow_c_schema__()
-    return core_schema(_core.agg.result_type(fn, capsule)).field(0).type
+    return core_schema(agg_kernel.result_type(fn, capsule)).field(0).type
 
 
 # ---------------------------------------------------------------------------------------------

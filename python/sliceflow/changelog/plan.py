@@ -25,7 +25,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from sliceflow import _core
+from sliceflow._core import changelog as changelog_kernel
 from sliceflow._runtime.agg_plan import (
     DEFAULT_BUCKETS,
     check_output_names,
@@ -183,7 +183,7 @@ def build_plan(
     }
     # The kernels check the delta schema against the same rule (cpp/changelog/plan.h).
     delta_schema = core_schema(
-        _core.changelog.delta_schema(plan, encoder_schema.__arrow_c_schema__())
+        changelog_kernel.delta_schema(plan, encoder_schema.__arrow_c_schema__())
     )
     return ChangelogPlan(
         plan=plan,

@@ -27,7 +27,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from sliceflow import _core
+from sliceflow._core import window as window_kernel
 from sliceflow._runtime.agg_plan import (
     check_output_names,
     column_index,
@@ -172,7 +172,7 @@ def build_plan(
     }
     # The kernels check the partial schema against the same rule (cpp/window/plan.h).
     partial_schema = core_schema(
-        _core.window.partial_schema(plan, local_schema.__arrow_c_schema__())
+        window_kernel.partial_schema(plan, local_schema.__arrow_c_schema__())
     )
     return WindowPlan(
         plan=plan,
