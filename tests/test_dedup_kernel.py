@@ -10,6 +10,7 @@ from typing import Any
 import pyarrow as pa
 import pytest
 
+from sliceflow.dedup import deduplicate
 from sliceflow.dedup.plan import build_plan
 from sliceflow.dedup.step import DedupStep
 from sliceflow.testing.dedup_reference import DedupModel
@@ -52,15 +53,23 @@ def random_changelog(rng: random.Random, n: int, keys: int) -> list[dict[str, An
 
 
 def run_kernel(dp: Any, batches: list[list[dict[str, Any]]], schema: pa.Schema) -> list[Any]:
-    step = DedupStep(dp)
-    state = step.empty_state()
+    """The changes of ``sliceflow.dedup.deduplicate`` (the in-process entry point) for ``dp``'s
+    arguments over ``batches``, as the model gives them: ``(op, row)``."""
     stats: dict[str, int] = {}
+    out = deduplicate(
+        [pa.Table.from_pylist(rows, schema=schema) for rows in batches],
+        list(dp.by),
+        keep=dp.keep,
+        order_by=dp.order_by,
+        op_col=dp.op_col,
+        mini_batch=dp.plan["mini_batch"],
+        bundle_rows=dp.plan["bundle_rows"],
+        stats=stats,
+    )
     changes: list[Any] = []
-    for rows in batches:
-        out, state = step.run(state, pa.RecordBatch.from_pylist(rows, schema=schema), stats)
-        for r in out.to_pylist():
-            op = r.pop("op", "+I")
-            changes.append((op, r))
+    for r in out.to_pylist():
+        op = r.pop("op", "+I")
+        changes.append((op, r))
     return changes
 
 
