@@ -13,7 +13,6 @@ import decimal
 import pyarrow as pa
 import pytest
 
-from sliceflow import _core
 from sliceflow import window as W
 from sliceflow.window.durations import format_duration, parse_duration
 from sliceflow.window.plan import build_plan, result_type
@@ -24,11 +23,6 @@ S = 1_000_000
 MIN = 60 * S
 H = 60 * MIN
 DAY = 24 * H
-
-needs_kernel = pytest.mark.skipif(
-    not hasattr(_core, "window"), reason="sliceflow._core has no window kernel in this build"
-)
-
 
 # ---------------------------------------------------------------------------------------------
 # Durations
@@ -805,7 +799,6 @@ def _ref(table: pa.Table, spec: W.WindowSpec, by: list[str], aggs: list[W.AggSpe
     )
 
 
-@needs_kernel
 @pytest.mark.parametrize(
     "spec",
     [
@@ -831,7 +824,6 @@ def test_aggregate_matches_reference(spec: W.WindowSpec) -> None:
     assert_tables_equal(again, got, ["auction"])
 
 
-@needs_kernel
 def test_aggregate_inputs() -> None:
     table = _bids()
     spec = W.tumble("ts", "1 hour")
@@ -849,7 +841,6 @@ def test_aggregate_inputs() -> None:
         W.aggregate({"a": [1]}, spec, "auction", [W.count()])  # type: ignore[arg-type]
 
 
-@needs_kernel
 def test_aggregate_large_string() -> None:
     t = pa.table(
         {
@@ -864,7 +855,6 @@ def test_aggregate_large_string() -> None:
     assert rows == [("", 1, None), ("a", 2, "a"), ("b", 1, "b")]
 
 
-@needs_kernel
 def test_aggregate_ansi_overflow() -> None:
     table = pa.table(
         {
@@ -879,7 +869,6 @@ def test_aggregate_ansi_overflow() -> None:
     assert wrapped.column("sum(v)").to_pylist() == [3 * 2**62 - 2**64]
 
 
-@needs_kernel
 @pytest.mark.spark
 @pytest.mark.parametrize(
     "spec",
