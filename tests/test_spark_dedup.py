@@ -244,8 +244,55 @@ def test_from_changelog_debezium_errors(spark):
     no_before = spark.createDataFrame(
         [("u", None, (1, "a"))], f"op STRING, before STRUCT<{ROW}>, after STRUCT<{ROW}>"
     )
-    with pytest.raises(PySparkException, match=r"REPLICA IDENTITY"):
+    with pytest.raises(PySparkException, match=r"REPLICA IDENTITY.*The message: \{\"op\":\"u\""):
         from_changelog(no_before, format="debezium").collect()
+
+
+@pytest.mark.parametrize("op", ["c", "r", "u"])
+def test_from_changelog_debezium_null_after_fails_naming_op_and_message(spark, op):
+    df = spark.createDataFrame(
+        [(op, (1, "a"), None)], f"op STRING, before STRUCT<{ROW}>, after STRUCT<{ROW}>"
+    )
+    with pytest.raises(
+        PySparkException,
+        match=rf"an '{op}' message has a null after, so the row it writes is unknown\. "
+        rf'The message: \{{"op":"{op}","before":\{{"id":1,"name":"a"\}}\}}',
+    ):
+        from_changelog(df, format="debezium").collect()
+
+
+def test_from_changelog_debezium_refuses_before_and_after_of_other_types(spark):
+    df = spark.createDataFrame(
+        [("c", None, (1, "0456"))],
+        "op STRING, before STRUCT<id: INT, name: INT>, after STRUCT<id: INT, name: STRING>",
+    )
+    with pytest.raises(
+        ValueError, match=r"before\.name is INT but after\.name is STRING: a row's columns"
+    ):
+        from_changelog(df, format="debezium")
+    nested = spark.createDataFrame(
+        [("c", None, (1, [1]))],
+        "op STRING, before STRUCT<id: INT, v: STRUCT<x: INT>>, "
+        "after STRUCT<id: INT, v: ARRAY<INT>>",
+    )
+    with pytest.raises(ValueError, match=r"payload\.before\.v is STRUCT<X:INT> but"):
+        from_changelog(nested.select(F.struct("*").alias("payload")), format="debezium")
+
+
+def test_from_changelog_debezium_payload_without_op_names_what_it_lacks(spark):
+    df = spark.createDataFrame(
+        [((None, (1, "a")),)], f"payload STRUCT<before: STRUCT<{ROW}>, after: STRUCT<{ROW}>>"
+    )
+    with pytest.raises(ValueError, match=r"no 'payload\.op' field .*fields of 'payload'") as e:
+        from_changelog(df, format="debezium")
+    assert "before" not in str(e.value).split("field")[0]
+
+
+def test_deduplicate_names_itself_for_a_column_it_cannot_take(spark):
+    df = spark.sql("SELECT 1 AS id, INTERVAL '1' DAY AS d")
+    with pytest.raises(ValueError, match=r"^deduplicate: column 'd': .*interval day") as e:
+        deduplicate(df, ["id"], keep="last", order_by="d")
+    assert "window_agg" not in str(e.value)
 
 
 MAPPING = {"INSERT": "+I", "DELETE": "-D", "UPDATE_BEFORE": "-U", "UPDATE_AFTER": "+U"}

@@ -194,3 +194,10 @@ def test_bad_input_is_refused_naming_what():
         topn(t, 1, by="k", order_by="v", op_col="op")
     with pytest.raises(ValueError, match="partition column 'zz' is not a column"):
         topn(t, 1, by="zz", order_by="v")
+    # n past the kernel's bound is refused at the call with the limit, whatever its size.
+    for n in (2**30 + 1, 2**63, 10**30):
+        with pytest.raises(ValueError, match=rf"n must be at most 1,073,741,824 .*not {n:,}$"):
+            topn(t, n, by="k", order_by="v")
+    assert topn(t.drop_columns(["m", "op"]), 2**30, by="k", order_by="v").num_rows == 1
+    with pytest.raises(ValueError, match=r"op column 'k' must be a STRING column .*, not BIGINT$"):
+        topn(t, 1, by="v", order_by="v", op_col="k")

@@ -142,7 +142,7 @@ def arrow_type(dt: T.DataType, time_zone: str, large_var: bool) -> pa.DataType:
     # BINARY: the kernels read binary; conform() casts a large_binary batch.
     scalar = _ARROW_OF_CLASS.get(type(dt).__name__)
     if scalar is None or type(dt) is not getattr(T, type(dt).__name__, None):
-        raise ValueError(f"window_agg does not support columns of type {dt.simpleString()}")
+        raise ValueError(f"sliceflow does not support columns of type {dt.simpleString()}")
     return scalar
 
 

@@ -244,7 +244,7 @@ def topn(
         data: one micro-batch (a pyarrow ``Table`` or ``RecordBatch``) or a list of them,
             applied in order with the retained rows carried from one to the next; a bundle
             never spans two micro-batches.
-        n: rows per key (at least 1).
+        n: rows per key (at least 1, at most 2^30 = 1,073,741,824).
         by: the partition column(s); ``None`` or ``[]`` for one partition.
         order_by: column names (ascending) or :class:`OrderKey` s (direction, null order).
         with_rank: add ``rank`` (INT, 1..n, as Spark's ``row_number``); changes of rank emit

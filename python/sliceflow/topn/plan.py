@@ -29,6 +29,7 @@ from sliceflow._runtime.agg_plan import (
     check_key_type,
     column_index,
     grouping_columns,
+    op_column_index,
     positive_int,
 )
 from sliceflow._runtime.order_types import check_orderable
@@ -36,6 +37,7 @@ from sliceflow._runtime.spark_types import spark_type_name
 from sliceflow._runtime.state_format import Identity, plan_identity
 
 __all__ = [
+    "MAX_N",
     "DEFAULT_BUCKETS",
     "DEFAULT_BUNDLE_ROWS",
     "OrderKey",
@@ -47,6 +49,10 @@ __all__ = [
 
 #: Flink's ``table.exec.mini-batch.size`` in the issue's API.
 DEFAULT_BUNDLE_ROWS = 5000
+
+
+#: The largest ``n`` (the kernel's bound on the rows it keeps per key, ``cpp/topn/ranker.cpp``).
+MAX_N = 1 << 30
 
 
 @dataclass(frozen=True)
@@ -128,6 +134,10 @@ def build_plan(
         raise TypeError(f"n must be an int, not {type(n).__name__}")
     if n < 1:
         raise ValueError(f"n must be at least 1 (the number of rows kept per key), not {n}")
+    if n > MAX_N:
+        raise ValueError(
+            f"n must be at most {MAX_N:,} (2^30, the rows a Top-N keeps per key), not {n:,}"
+        )
     if emit not in ("changelog", "final"):
         raise ValueError(f"emit must be 'changelog' or 'final', not {emit!r}")
     bundle_rows = positive_int(bundle_rows, "bundle_rows")
@@ -141,9 +151,7 @@ def build_plan(
     for name in by_list:
         check_key_type(name, schema.field(column_index(schema, name, "partition column")).type)
     if op_col is not None:
-        op_type = schema.field(column_index(schema, op_col, "op column")).type
-        if not (pa.types.is_string(op_type) or pa.types.is_large_string(op_type)):
-            raise ValueError(f"op column {op_col!r} must be STRING, not {spark_type_name(op_type)}")
+        op_column_index(schema, op_col)
         if op_col in by_list:
             raise ValueError(f"op column {op_col!r} cannot also be a partition column")
     for o in order:

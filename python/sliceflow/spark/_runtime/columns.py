@@ -40,32 +40,39 @@ def resolver(df: DataFrame, case_sensitive: bool) -> Callable[[Any], Any]:
 
 
 def input_schema(
-    df: DataFrame, referenced: Sequence[Any], time_zone: str, large_var: bool
+    df: DataFrame,
+    referenced: Sequence[Any],
+    time_zone: str,
+    large_var: bool,
+    operator: str = "sliceflow",
 ) -> pa.Schema:
-    """The Arrow schema of the columns an aggregation reads (each once, in first-use order):
+    """The Arrow schema of the columns an operator reads (each once, in first-use order):
     only those travel to Python. With a missing or ambiguous column, every column (unsupported
-    types as null), so that the plan builder reports the mistake against all of them."""
+    types as null), so that the plan builder reports the mistake against all of them. A
+    column of a type no kernel takes is refused naming ``operator`` and the column."""
     used = list(dict.fromkeys(n for n in referenced if isinstance(n, str)))
     columns = df.columns
     if all(columns.count(name) == 1 for name in used):
         fields = {f.name: f for f in df.schema.fields}
-        return pa.schema([_arrow_field(fields[name], time_zone, large_var) for name in used])
+        return pa.schema(
+            [_arrow_field(fields[name], time_zone, large_var, operator) for name in used]
+        )
     return _schema_for_errors(df, time_zone, large_var)
 
 
-def _arrow_field(field: T.StructField, time_zone: str, large_var: bool) -> pa.Field:
+def _arrow_field(field: T.StructField, time_zone: str, large_var: bool, operator: str) -> pa.Field:
     dt = field.dataType
     if isinstance(dt, T.StringType):
         collation = getattr(dt, "collation", None) or "UTF8_BINARY"
         if collation != "UTF8_BINARY":
             raise ValueError(
-                f"column {field.name!r} has collation {collation}; window_agg groups and "
-                "compares strings bytewise (UTF8_BINARY) only"
+                f"{operator}: column {field.name!r} has collation {collation}; sliceflow "
+                "groups and compares strings bytewise (UTF8_BINARY) only"
             )
     try:
         return pa.field(field.name, arrow_type(dt, time_zone, large_var), field.nullable)
     except ValueError as e:
-        raise ValueError(f"column {field.name!r}: {e}") from None
+        raise ValueError(f"{operator}: column {field.name!r}: {e}") from None
 
 
 def _schema_for_errors(df: DataFrame, time_zone: str, large_var: bool) -> pa.Schema:

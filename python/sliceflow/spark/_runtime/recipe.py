@@ -85,7 +85,9 @@ class OperatorCall:
         the call's DataFrame) to Python, each once."""
         settings = self.settings
         frame = self.df if df is None else df
-        return input_schema(frame, referenced, settings.time_zone, settings.large_var_types)
+        return input_schema(
+            frame, referenced, settings.time_zone, settings.large_var_types, self.operator
+        )
 
     def select(self, schema: pa.Schema, df: DataFrame | None = None) -> DataFrame:
         """``df`` (default: the call's DataFrame) reduced to ``schema``'s columns, in order."""

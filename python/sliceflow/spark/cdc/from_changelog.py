@@ -97,7 +97,10 @@ def _field_names(dt: T.DataType) -> list[str]:
 def _debezium(df: DataFrame) -> DataFrame:
     fields = {f.name: f.dataType for f in df.schema.fields}
     payload = fields.get("payload")
-    if isinstance(payload, T.StructType) and "op" in _field_names(payload):
+    # The envelope is the struct `payload` when it holds an op (the JSON converter with
+    # schemas), else the top level; a `payload` struct is named in the error when neither has
+    # an op.
+    if isinstance(payload, T.StructType) and ("op" in _field_names(payload) or "op" not in fields):
         envelope = {f.name: f.dataType for f in payload.fields}
         prefix = "payload."
         part: Column | None = F.col("payload")
@@ -105,10 +108,13 @@ def _debezium(df: DataFrame) -> DataFrame:
         envelope, prefix, part = fields, "", None
     missing = [name for name in ("op", "before", "after") if name not in envelope]
     if missing:
+        present = [prefix + name for name in envelope] if part is not None else df.columns
         raise ValueError(
             "from_changelog(format='debezium'): the DataFrame has no "
             + " and no ".join(repr(prefix + name) for name in missing)
-            + f" field (a Debezium envelope has op, before and after; columns: {df.columns})"
+            + " field (a Debezium envelope has op, before and after; "
+            + ("fields of 'payload'" if part is not None else "columns")
+            + f": {present})"
         )
     after, before = envelope["after"], envelope["before"]
     if not isinstance(after, T.StructType):
@@ -123,6 +129,15 @@ def _debezium(df: DataFrame) -> DataFrame:
             f"from_changelog(format='debezium'): {prefix}before and {prefix}after must be "
             f"structs of the same columns: {before.simpleString()} vs {after.simpleString()}"
         )
+    if isinstance(before, T.StructType):
+        for b, a in zip(before.fields, after.fields, strict=True):
+            if b.dataType.simpleString() != a.dataType.simpleString():
+                raise ValueError(
+                    f"from_changelog(format='debezium'): {prefix}before.{b.name} is "
+                    f"{b.dataType.simpleString().upper()} but {prefix}after.{a.name} is "
+                    f"{a.dataType.simpleString().upper()}: a row's columns have one type "
+                    "before and after a change (cast one of them first)"
+                )
 
     def field(name: str) -> Column:
         return part.getField(name) if part is not None else F.col(quote(name))
@@ -133,24 +148,52 @@ def _debezium(df: DataFrame) -> DataFrame:
     def change(kind: str, row: Column) -> Column:
         return F.struct(F.lit(kind).alias("op"), row.alias(_ROW))
 
+    # The message an error shows: the envelope's op, before and after as JSON, cut at 300
+    # characters.
+    record = F.substring(
+        F.to_json(F.struct(op.alias("op"), before_row.alias("before"), after_row.alias("after"))),
+        1,
+        300,
+    )
+
     def needs_before(kind: str) -> Column:
         return F.when(
             before_row.isNull(),
             F.raise_error(
-                F.lit(
-                    f"from_changelog(format='debezium'): an {kind!r} message has a null "
-                    f"{prefix}before, so its retraction is unknown (Postgres: set the table's "
-                    "REPLICA IDENTITY to FULL)"
+                F.concat(
+                    F.lit(
+                        f"from_changelog(format='debezium'): an {kind!r} message has a null "
+                        f"{prefix}before, so its retraction is unknown (Postgres: set the "
+                        "table's REPLICA IDENTITY to FULL). The message: "
+                    ),
+                    record,
+                )
+            ),
+        )
+
+    def needs_after() -> Column:
+        return F.when(
+            after_row.isNull(),
+            F.raise_error(
+                F.concat(
+                    F.lit("from_changelog(format='debezium'): an '"),
+                    op,
+                    F.lit(
+                        f"' message has a null {prefix}after, so the row it writes is "
+                        "unknown. The message: "
+                    ),
+                    record,
                 )
             ),
         )
 
     changes = (
-        F.when(op.isin("c", "r"), F.array(change("+I", after_row)))
+        F.when(op.isin("c", "r"), F.coalesce(needs_after(), F.array(change("+I", after_row))))
         .when(
             op == "u",
             F.coalesce(
                 needs_before("u"),
+                needs_after(),
                 F.array(change("-U", before_row), change("+U", after_row)),
             ),
         )

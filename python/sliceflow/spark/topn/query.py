@@ -102,7 +102,7 @@ def topn(
 
     Args:
         df: a batch or streaming DataFrame.
-        n: rows per key (at least 1).
+        n: rows per key (at least 1, at most 2^30 = 1,073,741,824).
         by: partition column name(s); ``None`` or ``[]`` for one partition.
         order_by: column names (ascending) or Column sort expressions over columns
             (``F.desc("x")``, ``F.col("x").asc_nulls_last()``, ...), with Spark's ordering:
