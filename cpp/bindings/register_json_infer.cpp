@@ -1,4 +1,4 @@
-// Bindings of json::SchemaInference (cpp/json/infer.h): declarations only.
+// Bindings of json::SchemaInference (cpp/json/infer/infer.h): declarations only.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -10,7 +10,7 @@
 #include <string_view>
 
 #include "bindings/register.h"
-#include "json/infer.h"
+#include "json/infer/infer.h"
 
 namespace py = pybind11;
 
