@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "agg/plan_fields.h"
+#include "changes/change_kind.h"
 #include "topn/ranker.h"
 
 namespace {
@@ -106,7 +107,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const int64_t i = changes.index[j];
     const std::pair<std::string_view, int32_t> slot{rows.keys[static_cast<size_t>(i)],
                                                     changes.rank[j]};
-    if (changes.op[j] == tn::kInsert || changes.op[j] == tn::kUpdateAfter) {
+    if (!sliceflow::changes::retracts(static_cast<sliceflow::changes::ChangeKind>(changes.op[j]))) {
       table[slot] = identity(i);
     } else {
       const auto it = table.find(slot);

@@ -78,8 +78,8 @@ void Aggregator::touch(uint32_t k) {
   }
 }
 
-void Aggregator::emit_row(const char* op, uint32_t k, const Scalar* values) {
-  out_.child(0).append_string(op);
+void Aggregator::emit_row(changes::ChangeKind kind, uint32_t k, const Scalar* values) {
+  out_.child(0).append_string(changes::name(kind));
   agg::decode_key(keys_.key_of(k), key_builders_);
   const size_t keys = key_builders_.size();
   for (size_t a = 0; a < accs_.size(); ++a)
@@ -110,10 +110,10 @@ void Aggregator::end_bundle() {
     if (!was) {
       if (!is) continue;
       current_values(k, scratch_.data());
-      emit_row("+I", k, scratch_.data());
+      emit_row(changes::ChangeKind::Insert, k, scratch_.data());
       ++stats_.inserts;
     } else if (!is) {
-      emit_row("-D", k, before);
+      emit_row(changes::ChangeKind::Delete, k, before);
       ++stats_.deletes;
     } else {
       current_values(k, scratch_.data());
@@ -121,8 +121,8 @@ void Aggregator::end_bundle() {
       for (size_t a = 0; a < accs_.size() && same; ++a)
         same = same_scalar(classes_[a], before[a], scratch_[a]);
       if (same) continue;
-      emit_row("-U", k, before);
-      emit_row("+U", k, scratch_.data());
+      emit_row(changes::ChangeKind::UpdateBefore, k, before);
+      emit_row(changes::ChangeKind::UpdateAfter, k, scratch_.data());
       ++stats_.update_befores;
       ++stats_.update_afters;
     }
@@ -192,7 +192,7 @@ std::unique_ptr<ArrowArray> Aggregator::take() {
       const auto k = static_cast<uint32_t>(final_cursor_++);
       if (rows_[k] <= 0) continue;
       current_values(k, scratch_.data());
-      emit_row("+I", k, scratch_.data());
+      emit_row(changes::ChangeKind::Insert, k, scratch_.data());
       ++stats_.inserts;
     }
   }

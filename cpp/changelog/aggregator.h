@@ -19,6 +19,7 @@
 #include "bundle/bundle_buffer.h"
 #include "changelog/accumulators.h"
 #include "changelog/plan.h"
+#include "changes/change_kind.h"
 
 namespace sliceflow::changelog {
 
@@ -80,7 +81,7 @@ class Aggregator {
  private:
   uint32_t key_id(std::string_view key, uint64_t hash);
   void touch(uint32_t k);
-  void emit_row(const char* op, uint32_t k, const Scalar* values);
+  void emit_row(changes::ChangeKind kind, uint32_t k, const Scalar* values);
   void current_values(uint32_t k, Scalar* out) const;
   void check_delta(const arrow::ColumnView& d) const;
 

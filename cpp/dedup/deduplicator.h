@@ -66,8 +66,9 @@ class Deduplicator {
   explicit Deduplicator(Plan plan);
 
   // One step over the retained rows and the new rows (struct arrays of the plan's state and
-  // input columns). Throws std::invalid_argument for a batch that does not match the plan and
-  // for an op value that is not a change kind (naming the op column and the value).
+  // input columns). Throws std::invalid_argument for a batch that does not match the plan,
+  // and changes::NotAChangeKind (naming the op column, the value and its row of `rows`) for an
+  // op value that is not a change kind.
   void step(const ArrowSchema& state_schema, const ArrowArray& state,
             const ArrowSchema& rows_schema, const ArrowArray& rows);
 

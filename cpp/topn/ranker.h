@@ -43,9 +43,6 @@ namespace sliceflow::topn {
 
 enum class Emit : uint8_t { Final, Changelog };
 
-// Change kinds, as their codes travel between Python and the kernel.
-enum Op : int8_t { kInsert = 0, kUpdateBefore = 1, kUpdateAfter = 2, kDelete = 3 };
-
 struct Plan {
   int64_t n = 1;
   bool with_rank = true;
@@ -65,12 +62,12 @@ struct Rows {
   std::vector<std::string_view> keys;
   std::vector<std::string_view> sort_keys;
   std::vector<std::string_view> row_ids;  // empty unless plan.retract
-  std::vector<int8_t> ops;                // one per row (state rows: ignored)
+  std::vector<int8_t> ops;                // change kind codes, one per row (state rows: ignored)
 };
 
 struct Result {
   std::vector<int64_t> index;  // emitted rows, in emission order
-  std::vector<int8_t> op;
+  std::vector<int8_t> op;      // change kind codes
   std::vector<int32_t> rank;
   std::vector<int64_t> keep;  // the rows to retain, per key in rank order
   std::map<std::string, int64_t> stats;
