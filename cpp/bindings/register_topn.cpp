@@ -99,15 +99,11 @@ class PyRanker {
                           as_bytes(result.keep));
   }
 
-  py::dict stats() const {
-    py::dict d;
-    for (const auto& [name, value] : stats_) d[py::str(name)] = value;
-    return d;
-  }
+  py::dict stats() const { return counters_dict(stats_.named()); }
 
  private:
   topn::Plan plan_;
-  std::map<std::string, int64_t> stats_;
+  topn::Stats stats_;
 };
 
 }  // namespace

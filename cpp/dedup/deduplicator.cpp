@@ -153,18 +153,15 @@ void Deduplicator::flush(uint32_t slot) {
   auto emit = [&](int64_t row, changes::ChangeKind kind) {
     emit_rows_.push_back(row);
     emit_ops_.push_back(changes::code(kind));
+    stats_.changes.count(kind);
   };
   if (b < 0) {
     emit(e, changes::ChangeKind::Delete);
-    ++stats_.deletes;
   } else if (e < 0) {
     emit(b, changes::ChangeKind::Insert);
-    ++stats_.inserts;
   } else {
     emit(e, changes::ChangeKind::UpdateBefore);
     emit(b, changes::ChangeKind::UpdateAfter);
-    ++stats_.update_befores;
-    ++stats_.update_afters;
   }
 }
 

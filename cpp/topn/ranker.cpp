@@ -52,13 +52,14 @@ class Runner {
     }
     for (const auto& k : keys_)
       out_.keep.insert(out_.keep.end(), k.entries.begin(), k.entries.end());
-    out_.stats["rows_in"] = total - rows_.state_rows;
-    out_.stats["state_reads"] = reads_;
-    out_.stats["state_writes"] = reads_;
-    out_.stats["retractions_ignored"] = ignored_;
-    out_.stats["rows_out"] = static_cast<int64_t>(out_.index.size());
-    out_.stats["rows_kept"] = static_cast<int64_t>(out_.keep.size());
-    out_.stats["keys"] = static_cast<int64_t>(keys_.size());
+    Stats& stats = out_.stats;
+    stats.rows_in = total - rows_.state_rows;
+    stats.state_reads = reads_;
+    stats.state_writes = reads_;
+    stats.retractions_ignored = ignored_;
+    stats.rows_out = static_cast<int64_t>(out_.index.size());
+    stats.rows_kept = static_cast<int64_t>(out_.keep.size());
+    stats.keys = static_cast<int64_t>(keys_.size());
   }
 
  private:
@@ -108,6 +109,7 @@ class Runner {
   void emit(int64_t row, ChangeKind kind, size_t rank) {
     out_.index.push_back(row);
     out_.op.push_back(changes::code(kind));
+    out_.stats.changes.count(kind);
     out_.rank.push_back(static_cast<int32_t>(rank + 1));
   }
 
