@@ -539,7 +539,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     if (ref_exact && static_cast<int64_t>(final_rows.rows.size()) != live) __builtin_trap();
     if (final_rows.live_keys != final_rows.rows.size()) __builtin_trap();
-    if (final_rows.stats.inserts != static_cast<int64_t>(final_rows.rows.size())) __builtin_trap();
+    if (final_rows.stats.changes.inserts != static_cast<int64_t>(final_rows.rows.size()))
+      __builtin_trap();
     if (!has_op && counted != input_rows) __builtin_trap();
     // The changelog materializes to the final rows.
     if (!changes.overflow) {
@@ -562,7 +563,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       for (const Row& row : changes.rows) {
         ++by_op[row.op == "+I" ? 0 : row.op == "-U" ? 1 : row.op == "+U" ? 2 : 3];
       }
-      const cl::AggregatorStats& st = changes.stats;
+      const sliceflow::changes::ChangeCounts& st = changes.stats.changes;
       if (st.inserts != by_op[0] || st.update_befores != by_op[1] || st.update_afters != by_op[2] ||
           st.deletes != by_op[3]) {
         __builtin_trap();

@@ -14,7 +14,7 @@
 #include <string_view>
 
 #include "json/errors.h"
-#include "json/infer.h"
+#include "json/infer/infer.h"
 
 namespace {
 

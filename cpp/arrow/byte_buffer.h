@@ -11,7 +11,7 @@
 #include <memory>
 #include <new>
 
-#include "arrow/buffer_pool.h"
+#include "memory/buffer_pool.h"
 
 namespace sliceflow::arrow {
 
@@ -63,7 +63,7 @@ class ByteBuffer {
   }
   ByteBuffer& operator=(ByteBuffer&& o) noexcept {
     if (this != &o) {
-      buffer_pool::give(data_, capacity_);
+      memory::buffer_pool::give(data_, capacity_);
       data_ = o.data_;
       size_ = o.size_;
       capacity_ = o.capacity_;
@@ -74,7 +74,7 @@ class ByteBuffer {
   }
   ByteBuffer(const ByteBuffer&) = delete;
   ByteBuffer& operator=(const ByteBuffer&) = delete;
-  ~ByteBuffer() { buffer_pool::give(data_, capacity_); }
+  ~ByteBuffer() { memory::buffer_pool::give(data_, capacity_); }
 
   size_t size() const { return size_; }
   size_t capacity() const { return capacity_; }
@@ -110,10 +110,10 @@ class ByteBuffer {
   void grow(size_t need) { reallocate(std::max({need, capacity_ * 2, size_t{64}})); }
   // Large buffers come from (and go back to) buffer_pool; a pooled buffer keeps its pages.
   void reallocate(size_t capacity) {
-    capacity = buffer_pool::round_up(capacity);
-    if (uint8_t* cached = buffer_pool::take(capacity)) {
+    capacity = memory::buffer_pool::round_up(capacity);
+    if (uint8_t* cached = memory::buffer_pool::take(capacity)) {
       if (size_ > 0) std::memcpy(cached, data_, size_);
-      buffer_pool::give(data_, capacity_);
+      memory::buffer_pool::give(data_, capacity_);
       data_ = cached;
     } else {
       auto* p = static_cast<uint8_t*>(std::realloc(data_, capacity));
@@ -123,7 +123,7 @@ class ByteBuffer {
     capacity_ = capacity;
   }
 
-  uint8_t* data_ = nullptr;  // malloc'd; freed or pooled by buffer_pool::give
+  uint8_t* data_ = nullptr;  // malloc'd; freed or pooled by memory::buffer_pool::give
   size_t size_ = 0;
   size_t capacity_ = 0;
 };

@@ -13,6 +13,9 @@ PYBIND11_MODULE(_core, m) {
   auto window = m.def_submodule(
       "window", "Sliced window aggregation: local (bundle) and global (sweep) phases");
   sliceflow::bindings::register_window(window);
+  auto changes = m.def_submodule(
+      "changes", "Change kinds (+I/-U/+U/-D): the error for an op value that is not one");
+  sliceflow::bindings::register_changes(changes);
   auto changelog = m.def_submodule(
       "changelog", "Changelog group aggregation: encoder (local) and aggregator (global) phases");
   sliceflow::bindings::register_changelog(changelog);

@@ -8,6 +8,7 @@ void register_agg(pybind11::module_& m);
 void register_json(pybind11::module_& m);
 void register_json_infer(pybind11::module_& m);
 void register_window(pybind11::module_& m);
+void register_changes(pybind11::module_& m);
 void register_changelog(pybind11::module_& m);
 void register_memory(pybind11::module_& m);
 void register_state(pybind11::module_& m);

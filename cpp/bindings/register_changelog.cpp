@@ -8,6 +8,7 @@
 #include "arrow/byte_buffer.h"
 #include "arrow/c_data.h"
 #include "arrow/type.h"
+#include "bindings/buffers.h"
 #include "bindings/capsules.h"
 #include "bindings/register.h"
 #include "changelog/aggregator.h"
@@ -85,7 +86,7 @@ class PyAggregator {
       py::gil_scoped_release release;
       agg_.dump(out);
     }
-    return py::bytes(reinterpret_cast<const char*>(out.data()), out.size());
+    return bytes_of(out.data(), out.size());
   }
   void reset() { agg_.reset(); }
   size_t live_keys() const { return agg_.live_keys(); }

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "arrow/type.h"
+#include "bindings/buffers.h"
 #include "bindings/capsules.h"
 #include "bindings/register.h"
 #include "dedup/deduplicator.h"
@@ -14,11 +15,6 @@ namespace py = pybind11;
 
 namespace sliceflow::bindings {
 namespace {
-
-template <typename T>
-py::bytes vector_bytes(const std::vector<T>& v) {
-  return py::bytes(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
-}
 
 class PyDeduplicator {
  public:

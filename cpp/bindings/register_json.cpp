@@ -9,6 +9,7 @@
 #include "arrow/c_data.h"
 #include "arrow/input.h"
 #include "arrow/type.h"
+#include "bindings/buffers.h"
 #include "bindings/capsules.h"
 #include "bindings/register.h"
 #include "json/decoder.h"
@@ -44,23 +45,15 @@ class PyDecoder {
 
  private:
   void with_bytes(const py::buffer& data, bool one_record) {
-    Py_buffer view;
-    if (PyObject_GetBuffer(data.ptr(), &view, PyBUF_FULL_RO) != 0) throw py::error_already_set();
-    const std::unique_ptr<Py_buffer, void (*)(Py_buffer*)> held(&view, PyBuffer_Release);
-    if (view.itemsize != 1) {
+    HeldBuffer held(data, PyBUF_FULL_RO);
+    if (!held.one_byte_items()) {
+      const Py_buffer& view = held.view();
       throw std::invalid_argument(
           std::string("NDJSON input must be a buffer of bytes (itemsize 1); got format '") +
           (view.format ? view.format : "B") + "' with itemsize " + std::to_string(view.itemsize) +
           " (pass bytes, bytearray or a memoryview cast to 'B')");
     }
-    std::string copy;
-    std::string_view buffer(static_cast<const char*>(view.buf), static_cast<size_t>(view.len));
-    if (!PyBuffer_IsContiguous(&view, 'C')) {
-      copy.resize(static_cast<size_t>(view.len));
-      if (PyBuffer_ToContiguous(copy.data(), &view, view.len, 'C') != 0)
-        throw py::error_already_set();
-      buffer = copy;
-    }
+    const std::string_view buffer = held.bytes();
     py::gil_scoped_release release;
     if (one_record) {
       decoder_.decode_record(buffer, buffer.size());

@@ -1,4 +1,4 @@
-// Bindings of json::SchemaInference (cpp/json/infer.h): declarations only.
+// Bindings of json::SchemaInference (cpp/json/infer/infer.h): declarations only.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -9,8 +9,9 @@
 #include <string>
 #include <string_view>
 
+#include "bindings/buffers.h"
 #include "bindings/register.h"
-#include "json/infer.h"
+#include "json/infer/infer.h"
 
 namespace py = pybind11;
 
@@ -18,26 +19,13 @@ namespace sliceflow::bindings {
 namespace {
 
 // A C-contiguous buffer of one-byte items, held while the inference reads it.
-class HeldBytes {
+class HeldBytes : public HeldBuffer {
  public:
-  explicit HeldBytes(const py::buffer& data) {
-    if (PyObject_GetBuffer(data.ptr(), &view_, PyBUF_C_CONTIGUOUS) != 0) {
-      throw py::error_already_set();
-    }
-    if (view_.itemsize != 1) {
-      PyBuffer_Release(&view_);
+  explicit HeldBytes(const py::buffer& data) : HeldBuffer(data, PyBUF_C_CONTIGUOUS) {
+    if (!one_byte_items()) {
       throw std::invalid_argument("JSON text must be a contiguous buffer of bytes (itemsize 1)");
     }
   }
-  ~HeldBytes() { PyBuffer_Release(&view_); }
-  HeldBytes(const HeldBytes&) = delete;
-  HeldBytes& operator=(const HeldBytes&) = delete;
-  std::string_view bytes() const {
-    return {static_cast<const char*>(view_.buf), static_cast<size_t>(view_.len)};
-  }
-
- private:
-  Py_buffer view_{};
 };
 
 json::InferOptions with_settings(json::InferOptions options, bool line_batches,
@@ -59,7 +47,7 @@ class PySchemaInference {
   }
 
   void add_lines(const py::buffer& data, int64_t size, int threads) {
-    const HeldBytes held(data);
+    HeldBytes held(data);
     const std::string_view all = held.bytes();
     const size_t used = size < 0 ? all.size() : static_cast<size_t>(size);
     if (used > all.size()) throw std::invalid_argument("size is larger than the buffer");
@@ -68,7 +56,7 @@ class PySchemaInference {
   }
 
   void add_document(const py::buffer& data) {
-    const HeldBytes held(data);
+    HeldBytes held(data);
     py::gil_scoped_release release;
     inference_.add_document(held.bytes());
   }

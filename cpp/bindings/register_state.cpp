@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "bindings/buffers.h"
 #include "bindings/register.h"
 #include "state/format.h"
 
@@ -25,7 +26,7 @@ std::vector<std::string_view> views(const std::vector<py::bytes>& sections) {
 std::vector<py::bytes> to_bytes(const std::vector<std::string_view>& sections) {
   std::vector<py::bytes> out;
   out.reserve(sections.size());
-  for (const std::string_view s : sections) out.emplace_back(s.data(), s.size());
+  for (const std::string_view s : sections) out.push_back(bytes_of(s.data(), s.size()));
   return out;
 }
 

@@ -1,14 +1,16 @@
+// sliceflow._core.topn: declares the Top-N row encoder (topn/row_encoder.h) and ranker
+// (topn/ranker.h, reading its rows with topn/batch_rows.h) to Python; no logic of its own.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
 #include <cstdint>
-#include <map>
-#include <string>
 #include <vector>
 
 #include "arrow/column_view.h"
+#include "bindings/buffers.h"
 #include "bindings/capsules.h"
 #include "bindings/register.h"
+#include "topn/batch_rows.h"
 #include "topn/ranker.h"
 #include "topn/row_encoder.h"
 
@@ -17,13 +19,8 @@ namespace py = pybind11;
 namespace sliceflow::bindings {
 namespace {
 
-template <typename T>
-py::bytes as_bytes(const std::vector<T>& v) {
-  return py::bytes(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
-}
-
 py::tuple encoded(const topn::Encoded& e) {
-  return py::make_tuple(as_bytes(e.offsets), as_bytes(e.bytes));
+  return py::make_tuple(vector_bytes(e.offsets), vector_bytes(e.bytes));
 }
 
 // (buckets int32 bytes or None, (key offsets, key bytes), (sort offsets, sort bytes),
@@ -39,9 +36,10 @@ py::tuple encode(const py::capsule& schema, const py::capsule& array, size_t num
     const arrow::ColumnView batch(*in.schema, *in.array);
     rows = topn::encode_rows(batch, num_keys, descending, nulls_first, row_ids, buckets);
   }
-  return py::make_tuple(buckets > 0 ? py::object(as_bytes(rows.buckets)) : py::object(py::none()),
-                        encoded(rows.keys), encoded(rows.sort_keys),
-                        row_ids ? py::object(encoded(rows.row_ids)) : py::object(py::none()));
+  return py::make_tuple(
+      buckets > 0 ? py::object(vector_bytes(rows.buckets)) : py::object(py::none()),
+      encoded(rows.keys), encoded(rows.sort_keys),
+      row_ids ? py::object(encoded(rows.row_ids)) : py::object(py::none()));
 }
 
 class PyRanker {
@@ -59,55 +57,18 @@ class PyRanker {
     {
       py::gil_scoped_release release;
       const arrow::ColumnView batch(*in.schema, *in.array);
-      const size_t want = plan_.retract ? 4 : 3;
-      if (batch.num_children() != want) {
-        throw std::invalid_argument("topn: expected " + std::to_string(want) + " columns");
-      }
-      topn::Rows rows;
-      rows.state_rows = state_rows;
-      const auto n = static_cast<size_t>(batch.length());
-      const auto& key = batch.child(0);
-      const auto& sort = batch.child(1);
-      const auto& op = batch.child(want - 1);
-      for (const auto* c : {&key, &sort}) {
-        if (c->layout() != arrow::Layout::LargeString && c->layout() != arrow::Layout::String) {
-          throw std::invalid_argument("topn: key columns must be binary");
-        }
-      }
-      if (op.layout() != arrow::Layout::Int8) throw std::invalid_argument("topn: op must be int8");
-      rows.keys.reserve(n);
-      rows.sort_keys.reserve(n);
-      rows.ops.reserve(n);
-      for (size_t i = 0; i < n; ++i) {
-        const auto r = static_cast<int64_t>(i);
-        rows.keys.push_back(key.str(r));
-        rows.sort_keys.push_back(sort.str(r));
-        rows.ops.push_back(op.is_null(r) ? int8_t{0} : static_cast<int8_t>(op.i64(r)));
-      }
-      if (plan_.retract) {
-        const auto& row = batch.child(2);
-        if (row.layout() != arrow::Layout::LargeString && row.layout() != arrow::Layout::String) {
-          throw std::invalid_argument("topn: row identities must be binary");
-        }
-        rows.row_ids.reserve(n);
-        for (size_t i = 0; i < n; ++i) rows.row_ids.push_back(row.str(static_cast<int64_t>(i)));
-      }
-      result = topn::run(plan_, rows);
+      result = topn::run(plan_, topn::rows_of_batch(plan_, batch, state_rows));
     }
     stats_ = result.stats;
-    return py::make_tuple(as_bytes(result.index), as_bytes(result.op), as_bytes(result.rank),
-                          as_bytes(result.keep));
+    return py::make_tuple(vector_bytes(result.index), vector_bytes(result.op),
+                          vector_bytes(result.rank), vector_bytes(result.keep));
   }
 
-  py::dict stats() const {
-    py::dict d;
-    for (const auto& [name, value] : stats_) d[py::str(name)] = value;
-    return d;
-  }
+  py::dict stats() const { return counters_dict(stats_.named()); }
 
  private:
   topn::Plan plan_;
-  std::map<std::string, int64_t> stats_;
+  topn::Stats stats_;
 };
 
 }  // namespace

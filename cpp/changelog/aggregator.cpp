@@ -78,8 +78,9 @@ void Aggregator::touch(uint32_t k) {
   }
 }
 
-void Aggregator::emit_row(const char* op, uint32_t k, const Scalar* values) {
-  out_.child(0).append_string(op);
+void Aggregator::emit_row(changes::ChangeKind kind, uint32_t k, const Scalar* values) {
+  out_.child(0).append_string(changes::name(kind));
+  stats_.changes.count(kind);
   agg::decode_key(keys_.key_of(k), key_builders_);
   const size_t keys = key_builders_.size();
   for (size_t a = 0; a < accs_.size(); ++a)
@@ -110,21 +111,17 @@ void Aggregator::end_bundle() {
     if (!was) {
       if (!is) continue;
       current_values(k, scratch_.data());
-      emit_row("+I", k, scratch_.data());
-      ++stats_.inserts;
+      emit_row(changes::ChangeKind::Insert, k, scratch_.data());
     } else if (!is) {
-      emit_row("-D", k, before);
-      ++stats_.deletes;
+      emit_row(changes::ChangeKind::Delete, k, before);
     } else {
       current_values(k, scratch_.data());
       bool same = true;
       for (size_t a = 0; a < accs_.size() && same; ++a)
         same = same_scalar(classes_[a], before[a], scratch_[a]);
       if (same) continue;
-      emit_row("-U", k, before);
-      emit_row("+U", k, scratch_.data());
-      ++stats_.update_befores;
-      ++stats_.update_afters;
+      emit_row(changes::ChangeKind::UpdateBefore, k, before);
+      emit_row(changes::ChangeKind::UpdateAfter, k, scratch_.data());
     }
   }
   touched_.clear();
@@ -151,7 +148,7 @@ void Aggregator::add(const ArrowSchema& schema, const ArrowArray& array) {
   const ColumnView& count = d.child(2);
   const int64_t rows = d.length();
   const int64_t limit = plan_.mini_batch ? plan_.bundle_rows : 1;
-  stats_.rows_in += rows;
+  stats_.deltas_in += rows;
   // Hash the batch's keys first, so that each probe's table entry can be prefetched a few rows
   // ahead (the key table of a large partition does not fit the caches).
   constexpr int64_t kAhead = 8;
@@ -192,8 +189,7 @@ std::unique_ptr<ArrowArray> Aggregator::take() {
       const auto k = static_cast<uint32_t>(final_cursor_++);
       if (rows_[k] <= 0) continue;
       current_values(k, scratch_.data());
-      emit_row("+I", k, scratch_.data());
-      ++stats_.inserts;
+      emit_row(changes::ChangeKind::Insert, k, scratch_.data());
     }
   }
   if (out_.length() == 0) return nullptr;

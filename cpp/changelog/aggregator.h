@@ -19,36 +19,34 @@
 #include "bundle/bundle_buffer.h"
 #include "changelog/accumulators.h"
 #include "changelog/plan.h"
+#include "changes/change_counts.h"
+#include "changes/change_kind.h"
 
 namespace sliceflow::changelog {
 
 struct AggregatorStats {
-  int64_t rows_in = 0;              // delta rows
+  int64_t deltas_in = 0;            // delta rows
   int64_t retractions_ignored = 0;  // retractions for keys without state
   int64_t state_reads = 0;          // per key: once per bundle (once per row without mini-batch)
   int64_t state_writes = 0;         // updates and clears, counted the same way
-  int64_t inserts = 0;              // +I
-  int64_t update_befores = 0;       // -U
-  int64_t update_afters = 0;        // +U
-  int64_t deletes = 0;              // -D
+  changes::ChangeCounts changes;    // emitted +I, -U, +U, -D
   int64_t bundles = 0;
   int64_t keys_loaded = 0;
   int64_t state_bytes_loaded = 0;
   int64_t state_bytes_dumped = 0;
   // The counters by name, as the bindings' stats() dicts show them.
   std::vector<std::pair<const char*, int64_t>> named() const {
-    return {{"deltas_in", rows_in},
-            {"retractions_ignored", retractions_ignored},
-            {"state_reads", state_reads},
-            {"state_writes", state_writes},
-            {"inserts", inserts},
-            {"update_befores", update_befores},
-            {"update_afters", update_afters},
-            {"deletes", deletes},
-            {"bundles", bundles},
-            {"keys_loaded", keys_loaded},
-            {"state_bytes_loaded", state_bytes_loaded},
-            {"state_bytes_dumped", state_bytes_dumped}};
+    std::vector<std::pair<const char*, int64_t>> out = {
+        {"deltas_in", deltas_in},
+        {"retractions_ignored", retractions_ignored},
+        {"state_reads", state_reads},
+        {"state_writes", state_writes}};
+    changes.append_named(out);
+    out.insert(out.end(), {{"bundles", bundles},
+                           {"keys_loaded", keys_loaded},
+                           {"state_bytes_loaded", state_bytes_loaded},
+                           {"state_bytes_dumped", state_bytes_dumped}});
+    return out;
   }
 };
 
@@ -80,7 +78,7 @@ class Aggregator {
  private:
   uint32_t key_id(std::string_view key, uint64_t hash);
   void touch(uint32_t k);
-  void emit_row(const char* op, uint32_t k, const Scalar* values);
+  void emit_row(changes::ChangeKind kind, uint32_t k, const Scalar* values);
   void current_values(uint32_t k, Scalar* out) const;
   void check_delta(const arrow::ColumnView& d) const;
 

@@ -9,6 +9,7 @@
 #include "agg/decimal_math.h"
 #include "agg/key_codec.h"
 #include "agg/values.h"
+#include "changes/change_kind.h"
 
 namespace sliceflow::changelog {
 namespace {
@@ -187,8 +188,6 @@ std::unique_ptr<DeltaWriter> make_writer(AggFn fn, const ColumnView* arg,
   });
 }
 
-bool is_op(std::string_view s, char a, char b) { return s.size() == 2 && s[0] == a && s[1] == b; }
-
 }  // namespace
 
 Encoder::Encoder(Plan plan, const arrow::Type& input, std::unique_ptr<arrow::Type> delta_type)
@@ -220,23 +219,15 @@ void Encoder::signs_of(const ColumnView& input) {
   signs_.assign(n, 1);
   if (plan_.op_column < 0) return;
   const ColumnView& op = input.child(static_cast<size_t>(plan_.op_column));
-  if (op.layout() != arrow::Layout::String && op.layout() != arrow::Layout::LargeString) {
+  if (!changes::is_op_column(op)) {
     plan_mismatch("the op column '" + op.name() + "' must be a string column");
   }
   for (size_t i = 0; i < n; ++i) {
-    const auto r = static_cast<int64_t>(i);
-    if (op.is_null(r)) continue;  // a null op is an insert, like a plain row
-    const std::string_view s = op.str(r);
-    if (is_op(s, '+', 'I') || is_op(s, '+', 'U')) continue;
-    if (is_op(s, '-', 'U') || is_op(s, '-', 'D')) {
+    // A null op is an insert, like a plain row; a value that is no change kind throws.
+    if (changes::retracts(changes::at(op, static_cast<int64_t>(i)))) {
       signs_[i] = -1;
       ++stats_.retractions_in;
-      continue;
     }
-    std::string shown(s.substr(0, 40));
-    throw std::invalid_argument(
-        "op column '" + op.name() + "' holds '" + shown + (s.size() > 40 ? "…" : "") +
-        "', which is not a change kind: expected +I, -U, +U or -D (null: +I)");
   }
 }
 

@@ -7,6 +7,7 @@
 
 #include "agg/key_codec.h"
 #include "arrow/byte_buffer.h"
+#include "changes/change_kind.h"
 #include "order/sort_key.h"
 
 namespace sliceflow::dedup {
@@ -17,10 +18,6 @@ using arrow::Layout;
 
 [[noreturn]] void mismatch(const std::string& what) {
   throw std::invalid_argument("dedup kernel: " + what);
-}
-
-bool is_op(std::string_view s, char sign, char kind) {
-  return s.size() == 2 && s[0] == sign && s[1] == kind;
 }
 
 template <typename T>
@@ -153,21 +150,18 @@ void Deduplicator::flush(uint32_t slot) {
   emitted_[slot] = b;
   if (e == b) return;
   if (plan_.retracting && e >= 0 && b >= 0 && same_identity(e, b)) return;  // the same row
-  auto emit = [&](int64_t row, Op op) {
+  auto emit = [&](int64_t row, changes::ChangeKind kind) {
     emit_rows_.push_back(row);
-    emit_ops_.push_back(static_cast<int8_t>(op));
+    emit_ops_.push_back(changes::code(kind));
+    stats_.changes.count(kind);
   };
   if (b < 0) {
-    emit(e, Op::Delete);
-    ++stats_.deletes;
+    emit(e, changes::ChangeKind::Delete);
   } else if (e < 0) {
-    emit(b, Op::Insert);
-    ++stats_.inserts;
+    emit(b, changes::ChangeKind::Insert);
   } else {
-    emit(e, Op::UpdateBefore);
-    emit(b, Op::UpdateAfter);
-    ++stats_.update_befores;
-    ++stats_.update_afters;
+    emit(e, changes::ChangeKind::UpdateBefore);
+    emit(b, changes::ChangeKind::UpdateAfter);
   }
 }
 
@@ -242,7 +236,7 @@ void Deduplicator::step(const ArrowSchema& state_schema, const ArrowArray& state
   }
   const ColumnView* op =
       plan_.retracting ? &in.child(static_cast<size_t>(plan_.input_columns() - 1)) : nullptr;
-  if (op != nullptr && op->layout() != Layout::String && op->layout() != Layout::LargeString) {
+  if (op != nullptr && !changes::is_op_column(*op)) {
     mismatch("the op column '" + op->name() + "' must be a string column");
   }
 
@@ -274,18 +268,7 @@ void Deduplicator::step(const ArrowSchema& state_schema, const ArrowArray& state
     keys.encode(begin, end);
     for (int64_t r = begin; r < end; ++r) {
       const int64_t c = state_rows_ + r;
-      bool retraction = false;
-      if (op != nullptr && !op->is_null(r)) {
-        const std::string_view s = op->str(r);
-        if (is_op(s, '-', 'U') || is_op(s, '-', 'D')) {
-          retraction = true;
-        } else if (!is_op(s, '+', 'I') && !is_op(s, '+', 'U')) {
-          throw std::invalid_argument(
-              "op column '" + op->name() + "' holds '" + std::string(s.substr(0, 40)) +
-              (s.size() > 40 ? "…" : "") +
-              "', which is not a change kind: expected +I, -U, +U or -D (null: +I)");
-        }
-      }
+      const bool retraction = op != nullptr && changes::retracts(changes::at(*op, r));
       const uint32_t slot = slot_of(keys.key(r));
       touch(slot);
       if (retraction) {

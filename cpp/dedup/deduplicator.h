@@ -29,6 +29,7 @@
 #include "arrow/c_data.h"
 #include "arrow/column_view.h"
 #include "bundle/bundle_buffer.h"
+#include "changes/change_counts.h"
 #include "dedup/plan.h"
 
 namespace sliceflow::dedup {
@@ -40,24 +41,20 @@ struct Stats {
   int64_t keys_loaded = 0;
   int64_t state_reads = 0;
   int64_t state_writes = 0;
-  int64_t inserts = 0;
-  int64_t update_befores = 0;
-  int64_t update_afters = 0;
-  int64_t deletes = 0;
+  changes::ChangeCounts changes;  // emitted +I, -U, +U, -D
   int64_t bundles = 0;
 
   std::vector<std::pair<const char*, int64_t>> named() const {
-    return {{"rows_in", rows_in},
-            {"retractions_in", retractions_in},
-            {"retractions_ignored", retractions_ignored},
-            {"keys_loaded", keys_loaded},
-            {"state_reads", state_reads},
-            {"state_writes", state_writes},
-            {"inserts", inserts},
-            {"update_befores", update_befores},
-            {"update_afters", update_afters},
-            {"deletes", deletes},
-            {"bundles", bundles}};
+    std::vector<std::pair<const char*, int64_t>> out = {
+        {"rows_in", rows_in},
+        {"retractions_in", retractions_in},
+        {"retractions_ignored", retractions_ignored},
+        {"keys_loaded", keys_loaded},
+        {"state_reads", state_reads},
+        {"state_writes", state_writes}};
+    changes.append_named(out);
+    out.emplace_back("bundles", bundles);
+    return out;
   }
 };
 
@@ -66,8 +63,9 @@ class Deduplicator {
   explicit Deduplicator(Plan plan);
 
   // One step over the retained rows and the new rows (struct arrays of the plan's state and
-  // input columns). Throws std::invalid_argument for a batch that does not match the plan and
-  // for an op value that is not a change kind (naming the op column and the value).
+  // input columns). Throws std::invalid_argument for a batch that does not match the plan,
+  // and changes::NotAChangeKind (naming the op column, the value and its row of `rows`) for an
+  // op value that is not a change kind.
   void step(const ArrowSchema& state_schema, const ArrowArray& state,
             const ArrowSchema& rows_schema, const ArrowArray& rows);
 

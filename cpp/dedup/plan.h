@@ -12,9 +12,6 @@ namespace sliceflow::dedup {
 
 enum class Keep : uint8_t { First, Last };
 
-// The change kinds, as the kernel emits them (the op column's +I, -U, +U, -D).
-enum class Op : int8_t { Insert = 0, UpdateBefore = 1, UpdateAfter = 2, Delete = 3 };
-
 struct Plan {
   // Kernel input columns, in this order: the key columns [0, num_keys), then the order column
   // (when `ordered`), then the identity columns (when `retracting`: the columns a retraction

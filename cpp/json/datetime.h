@@ -23,7 +23,7 @@
 // Parsed, ZoneId, ZoneRules) step by step, so that every accept/reject decision and every value
 // matches: calendar.h (date arithmetic), tz_rules.cpp (TZif files, a region's offsets),
 // zone_id.cpp (zone ids, with the generated table zone_ids.inc), cast.cpp (the CAST parsers),
-// pattern_compile.cpp and pattern_parse.cpp (DateTimePattern).
+// pattern_compile.cpp, pattern_parse.cpp and pattern_resolve.cpp (DateTimePattern).
 #pragma once
 
 #include <cstdint>

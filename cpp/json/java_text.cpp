@@ -1,4 +1,5 @@
-// Java's UTF-8 decoder and character classes (see java_text.h).
+// Java's UTF-8 decoder, character classes and the text Java, Jackson and Spark write (see
+// java_text.h).
 #include "json/java_text.h"
 
 #include <cstdint>
@@ -32,6 +33,17 @@ bool in_ranges(const uint16_t (&ranges)[N][2], int c) {
 }
 
 bool continuation(unsigned b) { return (b & 0xC0) == 0x80; }
+
+bool is_surrogate_at(std::string_view s, size_t i) {
+  return static_cast<unsigned char>(s[i]) == 0xED && i + 2 < s.size() &&
+         static_cast<unsigned char>(s[i + 1]) >= 0xA0;
+}
+
+void append_hex_unit(uint32_t unit, std::string& out) {
+  static const char* hex = "0123456789ABCDEF";
+  out += "\\u";
+  for (int shift = 12; shift >= 0; shift -= 4) out.push_back(hex[(unit >> shift) & 15]);
+}
 
 }  // namespace
 
@@ -143,6 +155,148 @@ size_t decode_utf8_like_java(std::string_view bytes, std::vector<char16_t>& out)
   }
   out.resize(w);
   return tail;
+}
+
+// Spark's decimal parser for the default locale: all ',' removed, then java.math.BigDecimal,
+// which takes any decimal digit of the BMP (Character.isDigit); out gets ASCII digits.
+// False for any other non-ASCII character (BigDecimal rejects it).
+bool java_decimal_text(std::string_view text, std::string& out) {
+  // The zero of every run of ten decimal digits (Unicode Nd) in U+0080..U+FFFF, as Java 17's
+  // Character.isDigit / Character.digit see them.
+  static constexpr uint16_t kZeros[] = {
+      0x0660, 0x06F0, 0x07C0, 0x0966, 0x09E6, 0x0A66, 0x0AE6, 0x0B66, 0x0BE6,
+      0x0C66, 0x0CE6, 0x0D66, 0x0DE6, 0x0E50, 0x0ED0, 0x0F20, 0x1040, 0x1090,
+      0x17E0, 0x1810, 0x1946, 0x19D0, 0x1A80, 0x1A90, 0x1B50, 0x1BB0, 0x1C40,
+      0x1C50, 0xA620, 0xA8D0, 0xA900, 0xA9D0, 0xA9F0, 0xAA50, 0xABF0, 0xFF10};
+  out.clear();
+  for (size_t i = 0; i < text.size();) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c < 0x80) {
+      if (c != ',') out.push_back(static_cast<char>(c));
+      ++i;
+      continue;
+    }
+    // A BMP character: 2 or 3 bytes (4 bytes are two UTF-16 units, never a digit).
+    const size_t length = c < 0xE0 ? 2 : (c < 0xF0 ? 3 : 4);
+    if (length == 4 || i + length > text.size()) return false;
+    const auto cont = [&](size_t k) { return static_cast<unsigned char>(text[i + k]) & 0x3Fu; };
+    const uint32_t cp =
+        length == 2 ? ((c & 0x1Fu) << 6) | cont(1) : ((c & 0x0Fu) << 12) | (cont(1) << 6) | cont(2);
+    bool digit = false;
+    for (const uint16_t zero : kZeros) {
+      if (cp >= zero && cp <= zero + 9u) {
+        out.push_back(static_cast<char>('0' + (cp - zero)));
+        digit = true;
+        break;
+      }
+    }
+    if (!digit) return false;
+    i += length;
+  }
+  return true;
+}
+
+// The text Jackson's generator writes for an integer token: canonical decimal digits.
+void canonical_integer(std::string_view text, std::string& out) {
+  bool negative = false;
+  if (!text.empty() && (text[0] == '-' || text[0] == '+')) {
+    negative = text[0] == '-';
+    text.remove_prefix(1);
+  }
+  while (text.size() > 1 && text[0] == '0') text.remove_prefix(1);
+  if (negative && text != "0") out.push_back('-');
+  out.append(text);
+}
+
+// Jackson's generator: short escapes for the usual control characters, \u00XX for the rest,
+// supplementary characters and lone surrogates as escaped UTF-16 units, the rest as UTF-8.
+void append_quoted(std::string_view s, std::string& out) {
+  out.push_back('"');
+  for (size_t i = 0; i < s.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        if (c < 0x20) {
+          append_hex_unit(c, out);
+        } else if (c >= 0xF0 && i + 3 < s.size()) {
+          const uint32_t cp = ((c & 0x07u) << 18) |
+                              ((static_cast<unsigned char>(s[i + 1]) & 0x3Fu) << 12) |
+                              ((static_cast<unsigned char>(s[i + 2]) & 0x3Fu) << 6) |
+                              (static_cast<unsigned char>(s[i + 3]) & 0x3Fu);
+          append_hex_unit(0xD800 + ((cp - 0x10000) >> 10), out);
+          append_hex_unit(0xDC00 + ((cp - 0x10000) & 0x3FF), out);
+          i += 3;
+        } else if (is_surrogate_at(s, i)) {
+          const uint32_t unit = 0xD000u | ((static_cast<unsigned char>(s[i + 1]) & 0x3Fu) << 6) |
+                                (static_cast<unsigned char>(s[i + 2]) & 0x3Fu);
+          append_hex_unit(unit, out);
+          i += 2;
+        } else {
+          out.push_back(static_cast<char>(c));
+        }
+    }
+  }
+  out.push_back('"');
+}
+
+// The string Spark stores: lone surrogates (kept by the Reader in WTF-8) become '?', as
+// Java's String.getBytes(UTF_8) writes them.
+std::string_view java_utf8(std::string_view s, std::string& buffer) {
+  size_t i = 0;
+  while (i < s.size() && !is_surrogate_at(s, i)) ++i;
+  if (i == s.size()) return s;
+  buffer.assign(s.data(), i);
+  while (i < s.size()) {
+    if (is_surrogate_at(s, i)) {
+      buffer.push_back('?');
+      i += 3;
+    } else {
+      buffer.push_back(s[i++]);
+    }
+  }
+  return buffer;
+}
+
+// The text of a malformed document for the corrupt record column: the document as decoded
+// for reading (each malformed UTF-8 sequence one U+FFFD, as Java's decoder and so Spark's
+// strings show it), so that the column is always valid UTF-8. Valid input is kept as is.
+// O(document), for malformed rows only.
+std::string_view corrupt_record_text(std::string_view doc, const std::vector<char16_t>& units,
+                                     std::string& buffer) {
+  buffer.clear();
+  for (size_t i = 0; i < units.size(); ++i) {
+    const uint32_t u = units[i];
+    if (u >= 0xD800 && u <= 0xDBFF && i + 1 < units.size() && units[i + 1] >= 0xDC00 &&
+        units[i + 1] <= 0xDFFF) {
+      append_code_point(buffer, 0x10000 + ((u - 0xD800) << 10) + (units[++i] - 0xDC00u));
+    } else if (u >= 0xD800 && u <= 0xDFFF) {
+      buffer.push_back('?');  // a lone surrogate, as Java's String.getBytes(UTF_8) writes it
+    } else {
+      append_code_point(buffer, u);
+    }
+  }
+  return buffer == doc ? doc : std::string_view(buffer);
 }
 
 }  // namespace sliceflow::json

@@ -1,7 +1,10 @@
-// How Java and Jackson see text, for the reference reader: UTF-8 decoded into UTF-16 units the
-// way Java's InputStreamReader does it, UTF-16 back to UTF-8 (lone surrogates in their 3-byte
-// form), and the character classes Jackson asks Java about (identifier characters, the
-// characters of unquoted field names). The class tests are O(log ranges); nothing here throws.
+// How Java and Jackson see text, for the reference reader and the Spark converter: UTF-8 decoded
+// into UTF-16 units the way Java's InputStreamReader does it, UTF-16 back to UTF-8 (lone
+// surrogates in their 3-byte form), the character classes Jackson asks Java about (identifier
+// characters, the characters of unquoted field names), and the text Java, Jackson's generator
+// and Spark write (decimal digits BigDecimal reads, canonical integers, quoted strings, the
+// strings Spark stores). The class tests are O(log ranges), the text functions O(length of the
+// text); nothing here throws.
 #pragma once
 
 #include <cstddef>
@@ -59,5 +62,32 @@ inline void append_code_point(std::string& out, uint32_t cp) {
     out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
   }
 }
+
+// Spark's decimal parser for the default locale: all ',' removed, then java.math.BigDecimal,
+// which takes any decimal digit of the BMP (Character.isDigit); out gets ASCII digits.
+// False for any other non-ASCII character (BigDecimal rejects it).
+bool java_decimal_text(std::string_view text, std::string& out);
+
+// The text Jackson's generator writes for an integer token: canonical decimal digits,
+// appended to out.
+void canonical_integer(std::string_view text, std::string& out);
+
+// Jackson's generator: s quoted, with short escapes for the usual control characters, \u00XX
+// for the rest, supplementary characters and lone surrogates as escaped UTF-16 units, the rest
+// as UTF-8; appended to out.
+void append_quoted(std::string_view s, std::string& out);
+
+// The string Spark stores: lone surrogates (kept by the Reader in WTF-8) become '?', as
+// Java's String.getBytes(UTF_8) writes them. Returns s itself when it has none, else the
+// text written into buffer.
+std::string_view java_utf8(std::string_view s, std::string& buffer);
+
+// The text of a malformed document for the corrupt record column: the document as decoded
+// for reading (`units`, from decode_utf8_like_java: each malformed UTF-8 sequence one U+FFFD,
+// as Java's decoder and so Spark's strings show it), so that the column is always valid UTF-8.
+// Valid input is kept as is (doc is returned); otherwise the text is written into buffer.
+// O(document), for malformed rows only.
+std::string_view corrupt_record_text(std::string_view doc, const std::vector<char16_t>& units,
+                                     std::string& buffer);
 
 }  // namespace sliceflow::json

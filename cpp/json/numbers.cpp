@@ -190,7 +190,7 @@ bool parse_decimal(std::string_view text, int precision, int scale, int128& unsc
 namespace {
 
 // ---------------------------------------------------------------------------------------------
-// Java 17's Double.toString / Float.toString.
+// Java 17's Double.toString.
 //
 // JDK 17 does not print the shortest decimal that round-trips: its digit generator (a
 // Steele & White style loop over exact integers, chosen among 32-bit, 64-bit and big-integer
@@ -639,32 +639,25 @@ bool append_special(double value, std::string& out) {
   return true;
 }
 
-// A finite, non-zero IEEE 754 binary value (its bits: `kFractionBits` stored fraction bits
-// under an exponent biased by `kBias`) in Java's Double/Float.toString layout. Subnormals are
-// normalised first, with their number of significant bits.
-template <typename Bits, int kFractionBits, int kBias>
-void append_java_binary(Bits bits, bool negative, std::string& out) {
-  constexpr int kWidth = static_cast<int>(sizeof(Bits) * 8);
-  constexpr int kExponentMask = (1 << (kWidth - kFractionBits - 1)) - 1;
-  Bits fract = bits & ((Bits{1} << kFractionBits) - 1);
-  int bin_exp = static_cast<int>((bits >> kFractionBits) & static_cast<Bits>(kExponentMask));
+// A finite, non-zero double in Java's Double.toString layout. Subnormals are normalised first,
+// with their number of significant bits.
+void append_java_double(uint64_t bits, bool negative, std::string& out) {
+  constexpr int kFractionBits = 52;
+  constexpr int kBias = 1023;
+  uint64_t fract = bits & ((uint64_t{1} << kFractionBits) - 1);
+  int bin_exp = static_cast<int>((bits >> kFractionBits) & 0x7ff);
   int n_sig = kFractionBits + 1;
   if (bin_exp == 0) {
-    int leading_zeros = 0;
-    if constexpr (sizeof(Bits) == 8) {
-      leading_zeros = __builtin_clzll(fract);
-    } else {
-      leading_zeros = __builtin_clz(fract);
-    }
-    const int shift = leading_zeros - (kWidth - kFractionBits - 1);
-    fract = static_cast<Bits>(fract << shift);
+    const int leading_zeros = __builtin_clzll(fract);
+    const int shift = leading_zeros - (64 - kFractionBits - 1);
+    fract <<= shift;
     bin_exp = 1 - shift;
-    n_sig = kWidth - leading_zeros;
+    n_sig = 64 - leading_zeros;
   } else {
-    fract |= Bits{1} << kFractionBits;
+    fract |= uint64_t{1} << kFractionBits;
   }
   JavaDecimal d;
-  java_digits(uint64_t{fract} << (52 - kFractionBits), bin_exp - kBias, n_sig, d);
+  java_digits(fract, bin_exp - kBias, n_sig, d);
   append_java_layout(negative, d, out);
 }
 
@@ -674,14 +667,7 @@ void format_java_double(double value, std::string& out) {
   if (append_special(value, out)) return;
   uint64_t bits = 0;
   std::memcpy(&bits, &value, sizeof bits);
-  append_java_binary<uint64_t, 52, 1023>(bits, std::signbit(value), out);
-}
-
-void format_java_float(float value, std::string& out) {
-  if (append_special(static_cast<double>(value), out)) return;
-  uint32_t bits = 0;
-  std::memcpy(&bits, &value, sizeof bits);
-  append_java_binary<uint32_t, 23, 127>(bits, std::signbit(value), out);
+  append_java_double(bits, std::signbit(value), out);
 }
 
 }  // namespace sliceflow::json

@@ -21,8 +21,7 @@ float parse_float(std::string_view text);
 // Returns false on bad syntax or overflow.
 bool parse_decimal(std::string_view text, int precision, int scale, int128& unscaled);
 
-// Java's Double.toString / Float.toString.
+// Java's Double.toString.
 void format_java_double(double value, std::string& out);
-void format_java_float(float value, std::string& out);
 
 }  // namespace sliceflow::json

@@ -5,15 +5,15 @@
 #include <mutex>
 #include <stdexcept>
 
-#include "arrow/block_cache.h"
-#include "arrow/buffer_pool.h"
-#include "bundle/huge_pages.h"
+#include "memory/block_cache.h"
+#include "memory/buffer_pool.h"
+#include "memory/huge_pages.h"
 
 namespace sliceflow::memory {
 namespace {
 
-arrow::BlockCache& cache_of(Cache cache) {
-  return cache == Cache::kBuffers ? arrow::buffer_pool::cache() : bundle::HugeBlocks::cache();
+BlockCache& cache_of(Cache cache) {
+  return cache == Cache::kBuffers ? buffer_pool::cache() : HugeBlocks::cache();
 }
 
 std::string quoted(std::string_view text) { return "'" + std::string(text) + "'"; }
@@ -81,18 +81,18 @@ Cache cache_named(std::string_view name) {
                               " (the caches are 'buffers' and 'huge_pages')");
 }
 
-size_t max_blocks_limit() { return arrow::BlockCache::kCapacity; }
+size_t max_blocks_limit() { return BlockCache::kCapacity; }
 
 Limits limits(Cache cache) {
-  const arrow::BlockCache& c = cache_of(cache);
+  const BlockCache& c = cache_of(cache);
   return Limits{c.max_blocks(), c.max_bytes()};
 }
 
 Limits default_limits(Cache cache) {
   if (cache == Cache::kBuffers) {
-    return Limits{arrow::buffer_pool::kDefaultMaxBlocks, arrow::buffer_pool::kDefaultMaxBytes};
+    return Limits{buffer_pool::kDefaultMaxBlocks, buffer_pool::kDefaultMaxBytes};
   }
-  return Limits{bundle::HugeBlocks::kDefaultMaxBlocks, bundle::HugeBlocks::kDefaultMaxBytes};
+  return Limits{HugeBlocks::kDefaultMaxBlocks, HugeBlocks::kDefaultMaxBytes};
 }
 
 size_t set_limits(Cache cache, Limits l) {
@@ -100,19 +100,19 @@ size_t set_limits(Cache cache, Limits l) {
     throw std::invalid_argument("a cache keeps at most " + std::to_string(max_blocks_limit()) +
                                 " blocks, not " + std::to_string(l.blocks));
   }
-  arrow::BlockCache& c = cache_of(cache);
+  BlockCache& c = cache_of(cache);
   const std::lock_guard<std::mutex> lock(c.mutex);
   return c.set_limits(l.blocks, l.bytes);
 }
 
 Held held(Cache cache) {
-  arrow::BlockCache& c = cache_of(cache);
+  BlockCache& c = cache_of(cache);
   const std::lock_guard<std::mutex> lock(c.mutex);
   return Held{c.count(), c.bytes()};
 }
 
 size_t release(Cache cache) {
-  arrow::BlockCache& c = cache_of(cache);
+  BlockCache& c = cache_of(cache);
   const std::lock_guard<std::mutex> lock(c.mutex);
   return c.release();
 }

@@ -1,6 +1,7 @@
-// The process-wide caches of freed memory and their run-time limits, in one place: the byte
-// buffer cache (arrow/buffer_pool: Arrow output columns of the JSON, window and changelog
-// kernels, bundle buffers) and the huge-page block cache (bundle/huge_pages).
+// The run-time limits of the process-wide caches of freed memory, which live beside it in
+// cpp/memory/: the byte buffer cache (buffer_pool.h: Arrow output columns of the JSON, window
+// and changelog kernels, bundle buffers) and the huge-page block cache (huge_pages.h), both
+// kept by block_cache.h's BlockCache.
 //
 // Each cache keeps at most `blocks` freed blocks and `bytes` bytes; 0 in either keeps
 // nothing. Limits come, in this order of precedence, from a set_limits call (sliceflow.memory,

@@ -4,8 +4,12 @@
 #include <stdexcept>
 #include <string>
 
+#include "changes/change_kind.h"
+
 namespace sliceflow::topn {
 namespace {
+
+using changes::ChangeKind;
 
 struct KeyState {
   std::vector<int64_t> entries;  // row indices, ordered by (sort key, arrival)
@@ -25,7 +29,7 @@ class Runner {
       for (int64_t i = rows_.state_rows; i < total; ++i) apply(i, keys_[key_id(i)]);
       for (auto& k : keys_) {
         const auto top = std::min<size_t>(k.entries.size(), static_cast<size_t>(plan_.n));
-        for (size_t r = 0; r < top; ++r) emit(k.entries[r], kInsert, r);
+        for (size_t r = 0; r < top; ++r) emit(k.entries[r], ChangeKind::Insert, r);
       }
     } else {
       const int64_t step = plan_.mini_batch ? std::max<int64_t>(plan_.bundle_rows, 1) : 1;
@@ -48,13 +52,14 @@ class Runner {
     }
     for (const auto& k : keys_)
       out_.keep.insert(out_.keep.end(), k.entries.begin(), k.entries.end());
-    out_.stats["rows_in"] = total - rows_.state_rows;
-    out_.stats["state_reads"] = reads_;
-    out_.stats["state_writes"] = reads_;
-    out_.stats["retractions_ignored"] = ignored_;
-    out_.stats["rows_out"] = static_cast<int64_t>(out_.index.size());
-    out_.stats["rows_kept"] = static_cast<int64_t>(out_.keep.size());
-    out_.stats["keys"] = static_cast<int64_t>(keys_.size());
+    Stats& stats = out_.stats;
+    stats.rows_in = total - rows_.state_rows;
+    stats.state_reads = reads_;
+    stats.state_writes = reads_;
+    stats.retractions_ignored = ignored_;
+    stats.rows_out = static_cast<int64_t>(out_.index.size());
+    stats.rows_kept = static_cast<int64_t>(out_.keep.size());
+    stats.keys = static_cast<int64_t>(keys_.size());
   }
 
  private:
@@ -78,11 +83,11 @@ class Runner {
   }
 
   void apply(int64_t row, KeyState& k) {
-    const int8_t op = rows_.ops[static_cast<size_t>(row)];
+    const auto kind = static_cast<ChangeKind>(rows_.ops[static_cast<size_t>(row)]);
     const std::string_view s = sort_key(row);
     auto less = [this](std::string_view key, int64_t e) { return key < sort_key(e); };
     auto first_not_less = [this](int64_t e, std::string_view key) { return sort_key(e) < key; };
-    if (op == kInsert || op == kUpdateAfter || !plan_.retract) {
+    if (!changes::retracts(kind) || !plan_.retract) {
       // After every equal row: this one arrived last.
       const auto at = std::upper_bound(k.entries.begin(), k.entries.end(), s, less);
       if (!plan_.retract && at - k.entries.begin() >= plan_.n) return;  // never enters
@@ -101,9 +106,10 @@ class Runner {
     ++ignored_;
   }
 
-  void emit(int64_t row, int8_t op, size_t rank) {
+  void emit(int64_t row, ChangeKind kind, size_t rank) {
     out_.index.push_back(row);
-    out_.op.push_back(op);
+    out_.op.push_back(changes::code(kind));
+    out_.stats.changes.count(kind);
     out_.rank.push_back(static_cast<int32_t>(rank + 1));
   }
 
@@ -119,12 +125,12 @@ class Runner {
           const bool has_new = r < after_size;
           if (has_old && has_new) {
             if (same(before[r], after[r])) continue;
-            emit(before[r], kUpdateBefore, r);
-            emit(after[r], kUpdateAfter, r);
+            emit(before[r], ChangeKind::UpdateBefore, r);
+            emit(after[r], ChangeKind::UpdateAfter, r);
           } else if (has_old) {
-            emit(before[r], kDelete, r);
+            emit(before[r], ChangeKind::Delete, r);
           } else {
-            emit(after[r], kInsert, r);
+            emit(after[r], ChangeKind::Insert, r);
           }
         }
       } else {
@@ -138,10 +144,10 @@ class Runner {
               kept = true;
             }
           }
-          if (!kept) emit(before[r], kDelete, r);
+          if (!kept) emit(before[r], ChangeKind::Delete, r);
         }
         for (size_t j = 0; j < after_size; ++j) {
-          if (matched_[j] == 0) emit(after[j], kInsert, j);
+          if (matched_[j] == 0) emit(after[j], ChangeKind::Insert, j);
         }
       }
       k->touched = false;
@@ -194,8 +200,7 @@ Result run(const Plan& plan, const Rows& rows) {
     throw std::invalid_argument("topn: the key, sort key, row and op columns disagree in length");
   }
   for (const int8_t op : rows.ops) {
-    if (op < kInsert || op > kDelete)
-      throw std::invalid_argument("topn: a change kind out of range");
+    if (!changes::is_code(op)) throw std::invalid_argument("topn: a change kind out of range");
   }
   Result out;
   Runner(plan, rows, out).run();

@@ -24,27 +24,25 @@
 //    back); with retractions every live row (a retraction in the top n brings the next one up,
 //    as Flink's retractable Top-N keeps its whole sorted state): bounded by the live rows.
 // Counters: state_reads and state_writes are per key per bundle (a key's list is read at its
-// first row in a bundle and written at the bundle's end).
+// first row in a bundle and written at the bundle's end); the emitted rows are counted per
+// change kind (changes/change_counts.h).
 // Cost: O(rows log rows_per_key) to place rows (binary search + vector insert), O(n) per touched
 // key per bundle to diff; memory O(call rows) indices, no per-row heap allocation beyond the
 // per-key vectors.
 #pragma once
 
 #include <cstdint>
-#include <map>
-#include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "agg/plan_fields.h"
+#include "changes/change_counts.h"
 
 namespace sliceflow::topn {
 
 enum class Emit : uint8_t { Final, Changelog };
-
-// Change kinds, as their codes travel between Python and the kernel.
-enum Op : int8_t { kInsert = 0, kUpdateBefore = 1, kUpdateAfter = 2, kDelete = 3 };
 
 struct Plan {
   int64_t n = 1;
@@ -65,15 +63,40 @@ struct Rows {
   std::vector<std::string_view> keys;
   std::vector<std::string_view> sort_keys;
   std::vector<std::string_view> row_ids;  // empty unless plan.retract
-  std::vector<int8_t> ops;                // one per row (state rows: ignored)
+  std::vector<int8_t> ops;                // change kind codes, one per row (state rows: ignored)
+};
+
+struct Stats {
+  int64_t rows_in = 0;  // new rows
+  int64_t state_reads = 0;
+  int64_t state_writes = 0;
+  int64_t retractions_ignored = 0;
+  int64_t rows_out = 0;   // emitted rows
+  int64_t rows_kept = 0;  // retained rows
+  int64_t keys = 0;
+  changes::ChangeCounts changes;  // emitted +I, -U, +U, -D
+
+  // The counters by name, as the bindings' stats() dicts show them.
+  std::vector<std::pair<const char*, int64_t>> named() const {
+    std::vector<std::pair<const char*, int64_t>> out = {
+        {"rows_in", rows_in},
+        {"state_reads", state_reads},
+        {"state_writes", state_writes},
+        {"retractions_ignored", retractions_ignored},
+        {"rows_out", rows_out},
+        {"rows_kept", rows_kept},
+        {"keys", keys}};
+    changes.append_named(out);
+    return out;
+  }
 };
 
 struct Result {
   std::vector<int64_t> index;  // emitted rows, in emission order
-  std::vector<int8_t> op;
+  std::vector<int8_t> op;      // change kind codes
   std::vector<int32_t> rank;
   std::vector<int64_t> keep;  // the rows to retain, per key in rank order
-  std::map<std::string, int64_t> stats;
+  Stats stats;
 };
 
 // Runs a call; throws std::invalid_argument if the rows are inconsistent.

@@ -78,8 +78,8 @@ class LocalAggregator {
   std::vector<int> first_column_;       // per aggregate, its first partial column
   std::vector<uint32_t> fold_slots_;    // per row of the rows being added: its slot
   std::vector<uint64_t> hashes_;        // per row of the chunk being added: its key's hash
-  bundle::HugeVector<uint32_t> order_;  // flush (sort_partials): the slots grouped by key
-  bundle::HugeVector<size_t> key_end_;  // and where each key's slots end in order_
+  memory::HugeVector<uint32_t> order_;  // flush (sort_partials): the slots grouped by key
+  memory::HugeVector<size_t> key_end_;  // and where each key's slots end in order_
   std::vector<SlotArray> arrays_;       // flush: what export reads per slot
   std::vector<int64_t> slice_starts_;   // and slice start
   // fold(): the rows (from its begin) grouped by slot range, their slots, where groups start.

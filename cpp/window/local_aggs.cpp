@@ -8,7 +8,7 @@
 #include "agg/key_codec.h"
 #include "agg/values.h"
 #include "bundle/bundle_buffer.h"
-#include "bundle/huge_pages.h"
+#include "memory/huge_pages.h"
 
 namespace sliceflow::window {
 namespace {
@@ -40,7 +40,7 @@ class CountLocal final : public LocalAgg {
   int num_columns() const override { return 1; }
 
  private:
-  bundle::HugeVector<int64_t> n_;
+  memory::HugeVector<int64_t> n_;
 };
 
 // sum/avg partials: (sum, non-null count). Integers sum exactly in 128 bits; decimals too,
@@ -120,9 +120,9 @@ class SumLocal final : public LocalAgg {
 
  private:
   bool decimal_;
-  bundle::HugeVector<Sum> s_;
-  bundle::HugeVector<int64_t> n_;
-  bundle::HugeVector<uint8_t> overflow_;
+  memory::HugeVector<Sum> s_;
+  memory::HugeVector<int64_t> n_;
+  memory::HugeVector<uint8_t> overflow_;
 };
 
 // min / max (`Last` false) and first_value / last_value (`ByTime` true): one value per slot,
@@ -208,9 +208,9 @@ class ExtremeLocal final : public LocalAgg {
     return Max ? V::less(cur, x) : V::less(x, cur);
   }
   static constexpr bool kOwnsBytes = std::is_same_v<typename V::T, std::string>;
-  bundle::HugeVector<typename V::T> v_;
-  bundle::HugeVector<uint8_t> has_;
-  bundle::HugeVector<int64_t> t_;
+  memory::HugeVector<typename V::T> v_;
+  memory::HugeVector<uint8_t> has_;
+  memory::HugeVector<int64_t> t_;
   size_t heap_bytes_ = 0;  // string values' own bytes (beyond the small-string buffer)
 };
 
@@ -272,9 +272,9 @@ class DistinctLocal final : public LocalAgg {
 
  private:
   bundle::BundleBuffer values_;
-  bundle::HugeVector<int64_t> counts_;
-  bundle::HugeVector<uint32_t> begin_;
-  bundle::HugeVector<uint32_t> order_;
+  memory::HugeVector<int64_t> counts_;
+  memory::HugeVector<uint32_t> begin_;
+  memory::HugeVector<uint32_t> order_;
 };
 
 template <typename V>

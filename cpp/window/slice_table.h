@@ -20,7 +20,7 @@
 
 #include "agg/key_codec.h"
 #include "arrow/byte_buffer.h"
-#include "bundle/huge_pages.h"
+#include "memory/huge_pages.h"
 
 namespace sliceflow::window {
 
@@ -78,7 +78,7 @@ class SliceTable {
 
   // The slots grouped by key (keys in id order, i.e. as they first came), each key's slots
   // in slice order; `key_end[id]` is where key id's slots end in `order`.
-  void grouped(bundle::HugeVector<uint32_t>& order, bundle::HugeVector<size_t>& key_end) const {
+  void grouped(memory::HugeVector<uint32_t>& order, memory::HugeVector<size_t>& key_end) const {
     const size_t keys = keys_.size();
     key_end.resize(keys);
     size_t at = 0;
@@ -89,7 +89,7 @@ class SliceTable {
     // Each key's slots are filled in from its end backwards: the cursors are key_end, walked
     // down, so no second array is needed.
     order.resize(slot_key_.size());
-    bundle::HugeVector<size_t>& cursor = key_end;
+    memory::HugeVector<size_t>& cursor = key_end;
     for (size_t s = slot_key_.size(); s-- > 0;)
       order[--cursor[slot_key_[s]]] = static_cast<uint32_t>(s);
     for (size_t k = 0; k < keys; ++k) cursor[k] += slot_count_[k];
@@ -232,7 +232,7 @@ class SliceTable {
   }
 
   void rehash_keys(size_t capacity) {
-    bundle::HugeVector<KeyEntry> old(capacity, KeyEntry{0, kNone, 0, 0, 0, 0});
+    memory::HugeVector<KeyEntry> old(capacity, KeyEntry{0, kNone, 0, 0, 0, 0});
     old.swap(key_table_);
     key_mask_ = capacity - 1;
     for (const KeyEntry& e : old) {
@@ -244,16 +244,16 @@ class SliceTable {
     }
   }
 
-  bundle::HugeVector<KeyEntry> key_table_;
+  memory::HugeVector<KeyEntry> key_table_;
   size_t key_mask_ = 0;
-  bundle::HugeVector<Key> keys_;             // by key id
-  bundle::HugeVector<uint32_t> slot_count_;  // by key id
+  memory::HugeVector<Key> keys_;             // by key id
+  memory::HugeVector<uint32_t> slot_count_;  // by key id
   arrow::ByteBuffer arena_;                  // key bytes
-  bundle::HugeVector<int64_t> slice_;        // by slot
-  bundle::HugeVector<uint32_t> slot_key_;    // by slot: its key id
+  memory::HugeVector<int64_t> slice_;        // by slot
+  memory::HugeVector<uint32_t> slot_key_;    // by slot: its key id
   // (key id, slice) -> slot, kept only once a row has gone back in time in this bundle.
   bool indexed_ = false;
-  bundle::HugeVector<IndexEntry> index_;
+  memory::HugeVector<IndexEntry> index_;
   size_t index_mask_ = 0;
 };
 

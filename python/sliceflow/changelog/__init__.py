@@ -23,7 +23,9 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 
 from sliceflow._core import changelog as changelog_kernel
+from sliceflow._core.changes import NotAChangeKindError
 from sliceflow._runtime.arrow_c_data import with_user_columns
+from sliceflow._runtime.change_kinds import not_a_kind
 from sliceflow._runtime.kernels import MAX_OUTPUT_ROWS, add_batch, add_stats, conform, drain
 from sliceflow._runtime.micro_batches import micro_batches
 from sliceflow.aggregates import AggSpec
@@ -49,12 +51,11 @@ def encode(
             continue
         try:
             add_batch(enc, cp.encoder_batch(batch))
+        except NotAChangeKindError as e:
+            # Only an op the kernel refused sends it back to the batch (its row): a batch
+            # refused by the input validation may not be safe to read from Python.
+            raise _bad_op_error(cp, batch, e.row) from None
         except ValueError as e:
-            # Only an op the kernel refused sends it back to the batch: a batch refused by
-            # the input validation may not be safe to read from Python.
-            located = _bad_op_error(cp, batch) if "not a change kind" in str(e) else None
-            if located is not None:
-                raise located from None
             user = [cp.input_schema.field(i).name for i in cp.input_indices]
             raise with_user_columns(e, cp.encoder_schema.names, user) from e
         yield from drain(enc.take, cp.delta_schema)
@@ -71,30 +72,16 @@ def _shown(value: Any) -> str:
     return "null" if value is None else str(value)
 
 
-def _bad_op_error(cp: ChangelogPlan, batch: pa.RecordBatch) -> ValueError | None:
-    """The error for the first row of ``batch`` (``cp.input_schema``'s columns, the user's
-    names) whose op is not a change kind, naming the op column and showing the row's values;
-    None if every op is valid (the kernel failed for another reason). Runs only after the
-    kernel refused the batch, so the happy path pays nothing for it."""
-    import pyarrow.compute as pc
-
-    op_index = cp.plan["op_column"]
-    if op_index < 0:
-        return None
-    column_index = cp.input_indices[op_index]
-    ops = batch.column(column_index)
-    valid = pa.array(["+I", "-U", "+U", "-D"], ops.type)
-    bad = pc.and_(pc.is_valid(ops), pc.invert(pc.is_in(ops, value_set=valid)))
-    first = pc.index(bad, True).as_py()
-    if first < 0:
-        return None
+def _bad_op_error(cp: ChangelogPlan, batch: pa.RecordBatch, first: int) -> ValueError:
+    """The error for row ``first`` of ``batch`` (``cp.input_schema``'s columns, the user's
+    names), whose op the kernel refused as no change kind, naming the op column and showing
+    the row's values. Runs only after the kernel refused the batch, so the happy path pays
+    nothing for it."""
+    column_index = cp.input_indices[cp.plan["op_column"]]
     name = cp.input_schema.field(column_index).name
     row = batch.slice(first, 1).to_pylist()[0]
     shown = ", ".join(f"{k}={_shown(v)}" for k, v in row.items())
-    return ValueError(
-        f"op column {name!r} holds {_shown(row[name])}, which is not a change "
-        f"kind: expected +I, -U, +U or -D (null: +I). The row: {{{shown}}}"
-    )
+    return ValueError(f"{not_a_kind(name, row[name])}. The row: {{{shown}}}")
 
 
 class GlobalPhase:

@@ -111,7 +111,8 @@ class ChangelogMetrics(WindowMetrics):
 
 class TopNMetrics(WindowMetrics):
     """The Top-N kernel's counters, summed over every task of the ``topn`` queries it is given
-    to: ``rows_in``, ``rows_out``, ``rows_kept`` (retained rows written back), ``keys``,
+    to: ``rows_in``, ``rows_out`` (of which ``inserts``, ``update_befores``,
+    ``update_afters``, ``deletes``), ``rows_kept`` (retained rows written back), ``keys``,
     ``state_reads`` and ``state_writes`` (per key, once per bundle with mini-batch, once per
     row without), ``retractions_ignored``, ``buckets_touched``, ``state_bytes_loaded``,
     ``state_bytes_dumped``. Read :attr:`value` on the driver.

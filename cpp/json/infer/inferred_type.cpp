@@ -1,5 +1,5 @@
 // Spark's type merge rules for JSON schema inference (see inferred_type.h).
-#include "json/inferred_type.h"
+#include "json/infer/inferred_type.h"
 
 #include <algorithm>
 #include <cstddef>

@@ -1,5 +1,5 @@
-// The bookkeeping of a bounded cache of freed memory blocks, shared by arrow/buffer_pool and
-// bundle/huge_pages: at most `max_blocks()` blocks and `max_bytes()` bytes, both set at run
+// The bookkeeping of a bounded cache of freed memory blocks, shared by memory/buffer_pool and
+// memory/huge_pages: at most `max_blocks()` blocks and `max_bytes()` bytes, both set at run
 // time (0 bytes or 0 blocks: nothing is kept). Which block to take and which to give up are
 // the caller's policy; the caller holds `mutex` around every call but the limit getters.
 //
@@ -22,7 +22,7 @@
 #include <cstdlib>
 #include <mutex>
 
-namespace sliceflow::arrow {
+namespace sliceflow::memory {
 
 class BlockCache {
  public:
@@ -105,4 +105,4 @@ class BlockCache {
   size_t bytes_ = 0;
 };
 
-}  // namespace sliceflow::arrow
+}  // namespace sliceflow::memory

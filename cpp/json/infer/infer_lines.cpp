@@ -1,7 +1,7 @@
 // LineBatch: NDJSON lines inferred through simdjson's parse_many (see infer_lines.h).
-#include "json/infer_lines.h"
+#include "json/infer/infer_lines.h"
 
-#include "json/infer_record.h"
+#include "json/infer/infer_record.h"
 #include "json/line_breaks.h"
 
 namespace sliceflow::json {

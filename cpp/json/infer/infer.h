@@ -34,7 +34,7 @@
 #include <string_view>
 #include <vector>
 
-#include "json/inferred_type.h"
+#include "json/infer/inferred_type.h"
 #include "json/options.h"
 
 namespace sliceflow::json {

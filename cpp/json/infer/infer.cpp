@@ -1,5 +1,5 @@
 // SchemaInference: blocks of lines split across threads, partial schemas merged (infer.h).
-#include "json/infer.h"
+#include "json/infer/infer.h"
 
 #include <algorithm>
 #include <atomic>
@@ -14,8 +14,8 @@
 #include <utility>
 #include <vector>
 
-#include "json/infer_lines.h"
-#include "json/infer_record.h"
+#include "json/infer/infer_lines.h"
+#include "json/infer/infer_record.h"
 #include "json/line_breaks.h"
 
 namespace sliceflow::json {

@@ -23,9 +23,9 @@
 #include <sys/mman.h>
 #endif
 
-#include "arrow/block_cache.h"
+#include "memory/block_cache.h"
 
-namespace sliceflow::bundle {
+namespace sliceflow::memory {
 
 // Blocks of 2 MB multiples, aligned to 2 MB, with a bounded cache of freed ones.
 class HugeBlocks {
@@ -39,12 +39,12 @@ class HugeBlocks {
   static constexpr size_t kDefaultMaxBlocks = 64;
 
   // The process-wide cache of freed blocks (limits, what it holds).
-  static arrow::BlockCache& cache();
+  static BlockCache& cache();
 
   static void* allocate(size_t bytes) {
     const size_t size = rounded(bytes);
     {
-      arrow::BlockCache& c = cache();
+      BlockCache& c = cache();
       const std::lock_guard<std::mutex> lock(c.mutex);
       for (size_t i = 0; i < c.count(); ++i) {
         if (c[i].bytes == size) return c.remove(i).p;
@@ -62,7 +62,7 @@ class HugeBlocks {
   // so the last (largest) blocks hold most of the bytes that the next bundle touches again.
   static void deallocate(void* p, size_t bytes) noexcept {
     const size_t size = rounded(bytes);
-    arrow::BlockCache& c = cache();
+    BlockCache& c = cache();
     if (!c.off() && size <= c.max_bytes()) {
       const std::lock_guard<std::mutex> lock(c.mutex);
       while (!c.fits(size) && c.count() > 0) {
@@ -123,4 +123,4 @@ class HugePageAllocator {
 template <typename T>
 using HugeVector = std::vector<T, HugePageAllocator<T>>;
 
-}  // namespace sliceflow::bundle
+}  // namespace sliceflow::memory

@@ -1,5 +1,5 @@
 // inferField per record and compatibleRootType into one thread's schema (see infer_record.h).
-#include "json/infer_record.h"
+#include "json/infer/infer_record.h"
 
 #include <algorithm>
 #include <cmath>
@@ -12,7 +12,7 @@
 #include <utility>
 
 #include "json/errors.h"
-#include "json/infer.h"
+#include "json/infer/infer.h"
 #include "json/java_text.h"
 #include "json/numbers.h"
 

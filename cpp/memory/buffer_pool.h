@@ -10,9 +10,9 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "arrow/block_cache.h"
+#include "memory/block_cache.h"
 
-namespace sliceflow::arrow::buffer_pool {
+namespace sliceflow::memory::buffer_pool {
 
 // Limits of a process when nothing sets them: the outputs of a ~100 MB decode in one call
 // (a one-process user of sliceflow.json). sliceflow's Spark operators set Spark workers to
@@ -41,4 +41,4 @@ uint8_t* take(size_t& capacity);
 // reuse while the cache has room, else freed.
 void give(uint8_t* p, size_t capacity) noexcept;
 
-}  // namespace sliceflow::arrow::buffer_pool
+}  // namespace sliceflow::memory::buffer_pool

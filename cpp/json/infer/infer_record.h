@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "json/datetime.h"
-#include "json/inferred_type.h"
+#include "json/infer/inferred_type.h"
 #include "json/reader.h"
 
 namespace sliceflow::json {

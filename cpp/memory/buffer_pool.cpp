@@ -1,9 +1,9 @@
-#include "arrow/buffer_pool.h"
+#include "memory/buffer_pool.h"
 
 #include <cstdlib>
 #include <mutex>
 
-namespace sliceflow::arrow::buffer_pool {
+namespace sliceflow::memory::buffer_pool {
 
 BlockCache& cache() {
   static BlockCache instance(kDefaultMaxBlocks, kDefaultMaxBytes);
@@ -47,4 +47,4 @@ void give(uint8_t* data, size_t capacity) noexcept {
   std::free(data);
 }
 
-}  // namespace sliceflow::arrow::buffer_pool
+}  // namespace sliceflow::memory::buffer_pool
