@@ -21,11 +21,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # The tests that touch every entry point, without Spark and with it.
-CORE_TESTS=(-m "not spark" tests/test_json_decode.py tests/test_fast_path.py
-  tests/test_window_kernel.py tests/test_changelog_kernel.py tests/test_window_api.py
-  tests/test_window_stream_steps.py)
-SPARK_TESTS=(tests/test_spark_json.py tests/test_spark_window.py
-  tests/test_spark_window_stream.py tests/test_spark_changelog.py tests/test_demo.py)
+CORE_TESTS=(-m "not spark" tests/json/test_json_decode.py tests/json/test_fast_path.py
+  tests/window/test_window_kernel.py tests/changelog/test_changelog_kernel.py tests/window/test_window_api.py
+  tests/window/test_window_stream_steps.py)
+SPARK_TESTS=(tests/json/test_spark_json.py tests/window/test_spark_window.py
+  tests/window/test_spark_window_stream.py tests/changelog/test_spark_changelog.py tests/package/test_demo.py)
 run_pytest() {  # pytest on $py; "no tests collected" (a -k that selects none) is no failure
   local rc=0
   "$py" -m pytest "$@" || rc=$?
@@ -69,7 +69,7 @@ if [ "${1:-}" = --entry-points ]; then
 fi
 
 bash scripts/setup.sh
-# Apache Flink for tests/test_changelog_flink.py (the `flink` marker), so the changelog model is
+# Apache Flink for tests/changelog/test_changelog_flink.py (the `flink` marker), so the changelog model is
 # compared with Flink on every run (first run: a few minutes; then under a second).
 bash scripts/flink_venv.sh
 export PYSPARK_PYTHON="$PWD/.venv/bin/python"
