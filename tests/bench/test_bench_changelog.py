@@ -1,7 +1,7 @@
 """Microbenchmarks of the changelog kernel (pytest-benchmark), each checking what it computed.
 
-    pytest tests/bench/test_bench_changelog.py                # timed (short rounds, see addopts)
-    pytest tests/bench/test_bench_changelog.py --benchmark-disable  # each benchmark runs once
+    pytest tests/bench/test_bench_changelog.py --benchmark-enable  # timed (short rounds)
+    pytest tests/bench/test_bench_changelog.py                     # each runs once, as a check
 
 ``sliceflow.changelog.aggregate`` (the in-process kernel on Arrow) on 200k bids over 10k
 auctions: count(*) + sum(price) + max(price) by auction as a final table (batch) and as a

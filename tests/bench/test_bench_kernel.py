@@ -1,7 +1,7 @@
 """Microbenchmarks of the JSON kernel (pytest-benchmark), each checking what it decoded.
 
-    pytest tests/bench/test_bench_kernel.py                # timed (short rounds, see addopts)
-    pytest tests/bench/test_bench_kernel.py --benchmark-disable  # each benchmark runs once
+    pytest tests/bench/test_bench_kernel.py --benchmark-enable  # timed (short rounds)
+    pytest tests/bench/test_bench_kernel.py                     # each runs once, as a check
 
 20k Nexmark bids, decoded as NDJSON bytes and as a pyarrow string array by sliceflow, and by
 ``pyarrow.json.read_json`` (the competitor) from the same bytes. ``bench/bench_json.py`` has

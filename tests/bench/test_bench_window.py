@@ -1,7 +1,7 @@
 """Microbenchmarks of the window kernel (pytest-benchmark), each checking what it computed.
 
-    pytest tests/bench/test_bench_window.py                # timed (short rounds, see addopts)
-    pytest tests/bench/test_bench_window.py --benchmark-disable  # each benchmark runs once
+    pytest tests/bench/test_bench_window.py --benchmark-enable  # timed (short rounds)
+    pytest tests/bench/test_bench_window.py                     # each runs once, as a check
 
 ``sliceflow.window.aggregate`` (the in-process kernel on Arrow) on 200k bids spread over one
 day, 100 auctions (~1.4 rows per auction and minute): count(*) + sum(price) + max(price) by
