@@ -89,6 +89,8 @@ bash scripts/setup.sh
 bash scripts/flink_venv.sh
 export PYSPARK_PYTHON="$PWD/.venv/bin/python"
 export PYSPARK_DRIVER_PYTHON="$PWD/.venv/bin/python"
+# The whole suite takes hypothesis' larger budget (tests/conftest.py), here as in CI.
+export HYPOTHESIS_PROFILE="${HYPOTHESIS_PROFILE:-ci}"
 
 if [ $# = 0 ]; then
   .venv/bin/ruff check .

@@ -29,11 +29,7 @@ from sliceflow._runtime.state_format import changelog_identity, open_value, seal
 from sliceflow.changelog.plan import build_plan
 from sliceflow.testing.changelog_reference import changelog_reference, materialize
 
-SETTINGS = settings(
-    max_examples=150,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+SETTINGS = settings(suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 TYPES: dict[str, pa.DataType] = {
     "k": pa.int64(),

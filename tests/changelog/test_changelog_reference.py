@@ -598,7 +598,7 @@ def assert_same_table(a: dict[tuple, tuple], b: dict[tuple, tuple]) -> None:
         assert same_rows([a[k]], [b[k]]), (k, a[k], b[k])
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(suppress_health_check=[HealthCheck.too_slow])
 @given(
     batches=valid_changelogs(),
     aggs=st.sampled_from(AGG_SETS),
@@ -614,7 +614,7 @@ def test_changelog_materializes_to_final(batches, aggs, mini_batch, bundle_rows)
     assert all(op == "+I" for op, *_ in final)
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(suppress_health_check=[HealthCheck.too_slow])
 @given(
     batches=valid_changelogs(),
     aggs=st.sampled_from(AGG_SETS),

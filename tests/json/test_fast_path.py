@@ -11,7 +11,7 @@ import math
 import re
 
 import pyarrow as pa
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from sliceflow import json as sj
@@ -127,7 +127,6 @@ def documents(draw) -> str:
     return "{" + ", ".join(f'"{k}": {v}' for k, v in items) + "}"
 
 
-@settings(max_examples=400, deadline=None)
 @given(st.lists(documents(), min_size=1, max_size=20), st.sampled_from(["UTC", "+05:30", "-08:00"]))
 def test_fast_path_equals_reference_path(docs, time_zone):
     fast, reference = both_paths(docs, time_zone)
@@ -322,7 +321,6 @@ def flat_documents(draw) -> str:
     return doc + draw(spaces)
 
 
-@settings(max_examples=600, deadline=None)
 @given(st.lists(flat_documents(), min_size=1, max_size=20))
 def test_one_pass_reading_equals_reference_path(docs):
     array = pa.array(docs, pa.string())

@@ -15,7 +15,7 @@ import json
 import string
 
 import pyarrow as pa
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from sliceflow import json as sj
@@ -60,7 +60,6 @@ def decoded(docs: list[str], time_zone: str, options: dict[str, str] | None) -> 
     )
 
 
-@settings(max_examples=300, deadline=None)
 @given(
     st.lists(documents(), min_size=1, max_size=20),
     st.sampled_from(["UTC", "+05:30", "America/New_York"]),
@@ -69,7 +68,6 @@ def test_string_array_fast_equals_reference(docs: list[str], time_zone: str) -> 
     assert decoded(docs, time_zone, None).equals(decoded(docs, time_zone, REFERENCE))
 
 
-@settings(max_examples=200, deadline=None)
 @given(st.lists(documents(), min_size=1, max_size=20))
 def test_ndjson_fast_equals_reference(docs: list[str]) -> None:
     # The last document's keys end the buffer: nothing follows them but the padding.

@@ -9,7 +9,7 @@ import math
 
 import pyarrow as pa
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from sliceflow import json as sj
@@ -257,7 +257,6 @@ json_values = st.recursive(
 )
 
 
-@settings(max_examples=300, deadline=None)
 @given(
     st.lists(
         st.fixed_dictionaries(
@@ -280,7 +279,6 @@ def test_valid_documents_roundtrip(objects):
     assert rows(out) == expected
 
 
-@settings(max_examples=500, deadline=None)
 @given(st.binary(max_size=200))
 def test_arbitrary_bytes_never_crash(data):
     schema = "a INT, s STRING, d DOUBLE, m MAP<STRING, ARRAY<BIGINT>>, _corrupt_record STRING"
@@ -560,7 +558,6 @@ def test_iter_ndjson_every_split_point_with_cr_lf_and_crlf(tmp_path, sep, block_
             assert got == docs, f"splits cut at bytes {first} and {second}"
 
 
-@settings(max_examples=200, deadline=None)
 @given(
     st.lists(
         st.tuples(

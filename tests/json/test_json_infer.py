@@ -9,7 +9,7 @@ import re
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from support.json_corpus import corpus
 
@@ -192,7 +192,6 @@ _values = st.recursive(
 json_records = st.dictionaries(st.sampled_from(["a", "b", "c", "d"]), _values, max_size=4)
 
 
-@settings(max_examples=150, deadline=None)
 @given(st.lists(json_records, min_size=1, max_size=8))
 def test_merge_rules_match_the_model(records):
     root: Any = ("struct", [])

@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from hypothesis import example, given, settings
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from sliceflow._runtime.kernels import core_module
@@ -131,7 +131,6 @@ _lines = st.lists(
 )
 
 
-@settings(max_examples=300, deadline=None)
 # A root-level number with more on its line (Jackson wants a space after it), where the batch
 # has placed the number before it learns what follows: found by the fuzzer.
 @example([("1}", "  ", "\r"), ("xyz", "", "\n")], {}, "FAILFAST", True)

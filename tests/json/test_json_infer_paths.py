@@ -17,7 +17,7 @@ import random
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from support.json_corpus import corpus
 from test_json_infer import json_records, repeats_a_name
@@ -107,7 +107,6 @@ def test_string_fields_type_their_values_with_prefers_decimal(docs, fails):
         assert fast["fields"] == [{"name": "c", "type": "string", "nullable": True, "metadata": {}}]
 
 
-@settings(max_examples=100, deadline=None)
 @given(st.lists(json_records, min_size=1, max_size=12), st.sampled_from(_OPTION_SETS))
 def test_simdjson_path_equals_reader_path_on_generated_records(records, options):
     docs = [json.dumps(r) for r in records]

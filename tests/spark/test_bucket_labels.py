@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from sliceflow.spark._runtime.bucket_labels import (
@@ -80,7 +80,6 @@ def test_groupby_spreads_buckets(spark, partitions: int) -> None:
         assert set(placed.values()) == set(range(partitions))
 
 
-@settings(max_examples=50, deadline=None)
 @given(st.integers(1, 4096))
 def test_any_bucket_count_spreads_evenly(buckets: int) -> None:
     hashes = spark_hash_int(bucket_labels(buckets)).astype(np.int64)

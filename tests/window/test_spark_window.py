@@ -38,9 +38,9 @@ TS = pa.timestamp("us")
 TS_UTC = pa.timestamp("us", tz="UTC")
 EPOCH_1900 = -2_208_988_800 * S
 EPOCH_2026 = 1_795_392_000 * S
+# Each example runs Spark jobs (seconds each): a budget of its own, whatever the profile.
 FEW = settings(
     max_examples=10,
-    deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
 

@@ -78,7 +78,8 @@ WINDOWS = [
 ]
 
 
-@settings(max_examples=5, deadline=None, suppress_health_check=list(HealthCheck))
+# Each example runs two streaming queries (tens of seconds): a budget of its own.
+@settings(max_examples=5, suppress_health_check=list(HealthCheck))
 @given(
     st.integers(0, 10_000),
     st.sampled_from(WINDOWS),

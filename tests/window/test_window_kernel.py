@@ -30,11 +30,7 @@ from sliceflow.testing.window_reference import (
     window_order_ok,
 )
 
-SETTINGS = settings(
-    max_examples=150,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+SETTINGS = settings(suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 TS = pa.timestamp("us")
 TS_UTC = pa.timestamp("us", tz="UTC")
 EPOCH_1900 = -2_208_988_800_000_000  # 1900-01-01 in µs
@@ -301,7 +297,6 @@ def test_kernel_matches_reference(case):
     check_against_reference(table, "ts", w, by, aggs, ansi=ansi, bundle_rows=bundle_rows)
 
 
-@settings(max_examples=60, deadline=None)
 @given(windows(max_size=12), st.integers(1, 200), st.sampled_from([1, 5, None]))
 def test_one_key_everything(w, n, bundle_rows):
     """One key, dense: rows at every µs of a span, out of order, with an int and a float."""
@@ -328,7 +323,6 @@ def test_one_key_everything(w, n, bundle_rows):
     check_against_reference(table, "ts", w, ["k"], aggs, bundle_rows=bundle_rows)
 
 
-@settings(max_examples=30, deadline=None)
 @given(windows(), st.integers(0, 300), st.sampled_from([1, 16, None]))
 def test_many_keys_one_row_each(w, n, bundle_rows):
     table = pa.table(
@@ -438,7 +432,6 @@ def test_decimal_overflow_ansi_and_null():
     assert got["a"].to_pylist() == [None, None]  # 10^38 - 1 does not fit decimal(38, 4)
 
 
-@settings(max_examples=120, deadline=None)
 @given(st.data())
 def test_overflow_matches_reference(data):
     """Sums and averages at the limits: BIGINT overflow (ANSI error / wrap) and DECIMAL results

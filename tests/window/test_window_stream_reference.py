@@ -335,7 +335,7 @@ AGGS = [
     RefAgg("last_value", "f", "lv"),
 ]
 SENTINEL = "~sentinel"
-PROPS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+PROPS = settings(suppress_health_check=[HealthCheck.too_slow])
 
 row_st = st.tuples(
     st.sampled_from(["a", "b", None]),

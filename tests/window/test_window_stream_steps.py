@@ -113,7 +113,7 @@ row_st = st.tuples(
 )
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.lists(st.lists(row_st, max_size=12), min_size=1, max_size=6),
     st.sampled_from(WINDOWS),
