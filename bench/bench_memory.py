@@ -13,7 +13,7 @@ window_agg as a local[2] Spark job per configuration, sampling every PySpark wor
     PYTHONPATH=python .venv/bin/python bench/bench_memory.py --spark 1000000
     PYTHONPATH=python .venv/bin/python bench/bench_memory.py --quick
 
-``run_worker`` is also what tests/test_memory.py runs (quick size, small limits).
+``run_worker`` is also what tests/memory/test_memory.py runs (quick size, small limits).
 """
 
 from __future__ import annotations

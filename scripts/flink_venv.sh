@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Creates .flink-venv with Apache Flink (PyFlink) 2.3.0 from PyPI: the reference that
-# tests/test_changelog_flink.py (pytest marker `flink`) compares the changelog model with.
+# tests/changelog/test_changelog_flink.py (pytest marker `flink`) compares the changelog model with.
 # scripts/test.sh calls it before pytest, so the Flink comparisons run on every test run.
 #
 # Needs Java 17 (the tests start Flink's JVM) and a Python that apache-flink 2.3.0 has

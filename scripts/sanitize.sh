@@ -72,7 +72,7 @@ ASAN_OPTIONS=detect_leaks=1 "$build/test_json_options"
 
 # The decoder's and schema inference's Python tests with an ASan+UBSan build of the
 # extension (gcc runtime), unpacked beside the installed package and put first on the path
-# (the repository's root after it, for the tests' shared helpers in tests/).
+# (tests/conftest.py adds tests/ itself, for the tests' shared helpers in tests/support/).
 rm -rf "$build/wheelhouse" "$build/site"
 SLICEFLOW_SANITIZE=address,undefined .venv/bin/python -m pip wheel -q --no-deps \
   --config-settings=cmake.build-type=RelWithDebInfo --config-settings=build-dir="$build/wheel" \
@@ -81,10 +81,10 @@ SLICEFLOW_SANITIZE=address,undefined .venv/bin/python -m pip wheel -q --no-deps 
 asan=$(g++ -print-file-name=libasan.so)
 ubsan=$(g++ -print-file-name=libubsan.so)
 root=$PWD
-(cd "$build" && PYTHONPATH="$root/$build/site:$root" LD_PRELOAD="$asan:$ubsan" \
+(cd "$build" && PYTHONPATH="$root/$build/site" LD_PRELOAD="$asan:$ubsan" \
   ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-  "$root/.venv/bin/python" -m pytest -q -p no:cacheprovider "$root/tests/test_json_decode.py" \
-  "$root/tests/test_fast_path.py" "$root/tests/test_window_kernel.py" \
-  "$root/tests/test_window_stream_steps.py" "$root/tests/test_changelog_kernel.py" \
-  "$root/tests/test_dedup_kernel.py" "$root/tests/test_untrusted_input.py" \
-  "$root/tests/test_json_infer.py" "$root/tests/test_json_infer_batches.py")
+  "$root/.venv/bin/python" -m pytest -q -p no:cacheprovider "$root/tests/json/test_json_decode.py" \
+  "$root/tests/json/test_fast_path.py" "$root/tests/window/test_window_kernel.py" \
+  "$root/tests/window/test_window_stream_steps.py" "$root/tests/changelog/test_changelog_kernel.py" \
+  "$root/tests/dedup/test_dedup_kernel.py" "$root/tests/runtime/test_untrusted_input.py" \
+  "$root/tests/json/test_json_infer.py" "$root/tests/json/test_json_infer_batches.py")

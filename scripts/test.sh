@@ -1,31 +1,47 @@
 #!/usr/bin/env bash
-# The whole test suite: set-up (with .flink-venv), lint and layout (ruff, clang-format), the type check (mypy), the _core stubs'
-# check, C++ fuzz run and sanitizer build, then pytest (unit, doctests, differential against
-# Spark and Apache Flink, local[*] and local-cluster Spark, microbenchmarks).
+# The whole test suite: set-up (with .flink-venv), lint and layout (ruff, clang-format), the
+# type check (mypy), the _core stubs' check, C++ fuzz run and sanitizer build, then every pytest
+# tier (`pytest -m ""`: unit, doctests, differential against Spark and Apache Flink, local[*],
+# local-cluster and Connect Spark, the wheel, microbenchmarks run once as checks).
 #
 #   bash scripts/test.sh                 # everything, on .venv (the newest releases)
+#   bash scripts/test.sh --fast          # the inner loop: the fast tier (plain `pytest`: no
+#                                        # Spark, Flink, cluster, Connect or slow tests) on the
+#                                        # installed build; no set-up, lint or sanitizers
+#   bash scripts/test.sh -k window -x    # a selection: set-up, then pytest on every tier with
+#                                        # these arguments; no lint, types, stubs or sanitizers
+#                                        # (a question about some tests, not about the tree)
 #   bash scripts/test.sh --min-versions  # the entry points on the lowest declared versions
 #   bash scripts/test.sh --entry-points  # the same tests on .venv (CI's other Pythons)
-#   bash scripts/test.sh -k window -x    # further arguments go to pytest (both forms)
+#
+# Further arguments go to pytest in every form (`--fast -k json`, `--entry-points -x`); a `-m`
+# among them replaces the tier's marker filter (`-m spark`, `--fast -m slow`).
 #
 # --min-versions builds .venv-min (scripts/setup.sh --min-versions: the lowest Python of
 # requires-python, every `>=` bound of pyproject.toml installed as `==`) and runs, in two
 # steps, the tests that touch every entry point:
-#   1. core bounds (pyarrow 14): sliceflow.json.decode / read_ndjson, the window and changelog
-#      kernels and the window API on Arrow data (1 to 2 minutes);
+#   1. core bounds (pyarrow 14): sliceflow.json.decode / read_ndjson / infer_schema, the
+#      window, changelog, Top-N and deduplicate kernels and the window API on Arrow data;
 #   2. the spark extra's bounds (pyspark 4.1, pyarrow 16, pandas 2.2, numpy 1.22.4): from_json,
-#      the sliceflow.json data source, window_agg and changelog_agg on batch and streaming
-#      DataFrames, and the demo pipeline (6 to 10 minutes on 2 cores; building .venv-min
-#      takes 3 to 5 minutes more when the sources changed).
+#      the sliceflow.json data source (with a schema, inferring one, and as a stream source:
+#      spark.readStream.format("sliceflow.json")), window_agg, changelog_agg, deduplicate,
+#      from_changelog and topn on batch and streaming DataFrames, and the demo pipeline
+#      (building .venv-min takes 3 to 5 minutes more when the sources changed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# The tests that touch every entry point, without Spark and with it.
-CORE_TESTS=(-m "not spark" tests/test_json_decode.py tests/test_fast_path.py
-  tests/test_window_kernel.py tests/test_changelog_kernel.py tests/test_window_api.py
-  tests/test_window_stream_steps.py)
-SPARK_TESTS=(tests/test_spark_json.py tests/test_spark_window.py
-  tests/test_spark_window_stream.py tests/test_spark_changelog.py tests/test_demo.py)
+# The tests that touch every entry point, without Spark and with it (a new public entry point
+# adds its test file here; the Spark list leaves out the `slow` killed-and-restarted stream).
+CORE_TESTS=(-m "not spark" tests/json/test_json_decode.py tests/json/test_fast_path.py
+  tests/json/test_json_infer.py tests/window/test_window_kernel.py
+  tests/changelog/test_changelog_kernel.py tests/window/test_window_api.py
+  tests/window/test_window_stream_steps.py tests/topn/test_topn_kernel.py
+  tests/dedup/test_dedup_kernel.py)
+SPARK_TESTS=(-m "not slow" tests/json/test_spark_json.py tests/json/test_spark_json_infer_listing.py
+  tests/json/test_json_stream_source.py tests/json/test_spark_json_stream.py
+  tests/window/test_spark_window.py tests/window/test_spark_window_stream.py
+  tests/changelog/test_spark_changelog.py tests/dedup/test_spark_dedup.py
+  tests/topn/test_spark_topn.py tests/package/test_demo.py)
 run_pytest() {  # pytest on $py; "no tests collected" (a -k that selects none) is no failure
   local rc=0
   "$py" -m pytest "$@" || rc=$?
@@ -57,6 +73,11 @@ print("versions:", "Python %d.%d.%d" % sys.version_info[:3], *(
   exit 0
 fi
 
+if [ "${1:-}" = --fast ]; then
+  shift
+  exec .venv/bin/python -m pytest tests "$@"
+fi
+
 if [ "${1:-}" = --entry-points ]; then
   shift
   SLICEFLOW_FUZZ_TOOLS=0 bash scripts/setup.sh
@@ -69,16 +90,22 @@ if [ "${1:-}" = --entry-points ]; then
 fi
 
 bash scripts/setup.sh
-# Apache Flink for tests/test_changelog_flink.py (the `flink` marker), so the changelog model is
-# compared with Flink on every run (first run: a few minutes; then under a second).
+# Apache Flink for the `flink` tests (tests/*/test_*_flink.py), so the changelog, Top-N and
+# deduplicate models are compared with Flink on every run (first run: a few minutes; then
+# under a second).
 bash scripts/flink_venv.sh
 export PYSPARK_PYTHON="$PWD/.venv/bin/python"
 export PYSPARK_DRIVER_PYTHON="$PWD/.venv/bin/python"
+# The whole suite takes hypothesis' larger budget (tests/conftest.py), here as in CI.
+export HYPOTHESIS_PROFILE="${HYPOTHESIS_PROFILE:-ci}"
 
-.venv/bin/ruff check .
-bash scripts/format.sh --check  # ruff format and clang-format (pinned in the test extra)
-bash scripts/typecheck.sh  # mypy, strict, on python/sliceflow (pyproject.toml [tool.mypy])
-bash scripts/stubs.sh --check
-bash scripts/sanitize.sh
-# The package source lives in python/, so the tests import the installed build.
-.venv/bin/python -m pytest tests "$@"
+if [ $# = 0 ]; then
+  .venv/bin/ruff check .
+  bash scripts/format.sh --check  # ruff format and clang-format (pinned in the test extra)
+  bash scripts/typecheck.sh  # mypy, strict, on python/sliceflow (pyproject.toml [tool.mypy])
+  bash scripts/stubs.sh --check
+  bash scripts/sanitize.sh
+fi
+# The package source lives in python/, so the tests import the installed build. Every tier
+# (`-m ""` replaces the fast-tier filter of pyproject.toml's addopts); the 30 slowest in the log.
+.venv/bin/python -m pytest tests -m "" --durations=30 "$@"

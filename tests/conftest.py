@@ -1,4 +1,17 @@
-"""Shared fixtures: one SparkSession for the whole run (Spark start-up costs seconds)."""
+"""Shared fixtures and rules of the whole suite.
+
+* tests/ is put on the path (and on PYTHONPATH, for the scripts of tests/jobs/ that tests run
+  in subprocesses), so every test folder imports the shared helpers as ``support.<module>``.
+* One SparkSession for the whole run (Spark start-up costs seconds). A test that uses it gets
+  the ``spark`` marker here, so the fast tier (plain ``pytest``, which deselects ``spark``)
+  cannot start Spark through a forgotten marker.
+* Per-test timeouts: 120 s by default (pyproject.toml), 900 s for the tiers that start Spark,
+  Flink or a cluster (and for ``slow``), unless a test sets its own.
+* Hypothesis budgets: the ``dev`` profile (few examples, for the inner loop) by default, ``ci``
+  (more examples, a failure prints its reproduction blob) when the ``CI`` variable is set or
+  scripts/test.sh runs the whole suite; ``HYPOTHESIS_PROFILE=<name>`` picks one. A test sets
+  its own ``max_examples`` only where an example costs far more (a Spark job per example).
+"""
 
 from __future__ import annotations
 
@@ -6,13 +19,40 @@ import os
 import sys
 
 import pytest
+from hypothesis import settings
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 if HERE not in sys.path:
     sys.path.insert(0, HERE)
+if HERE not in os.environ.get("PYTHONPATH", "").split(os.pathsep):
+    os.environ["PYTHONPATH"] = os.pathsep.join(
+        p for p in (os.environ.get("PYTHONPATH", ""), HERE) if p
+    )
 
 os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+
+# deadline=None: the time of one example on a shared 2-core machine says nothing.
+settings.register_profile("dev", max_examples=25, deadline=None)
+settings.register_profile("ci", max_examples=200, deadline=None, print_blob=True)
+settings.load_profile(
+    os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev")
+)
+
+#: The markers whose tests start Spark, Flink or a cluster, or are slow: the long timeout.
+LONG_TIERS = ("spark", "cluster", "connect", "flink", "slow")
+LONG_TIMEOUT = 900
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if "spark" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.spark)
+        if item.get_closest_marker("timeout") is None and any(
+            item.get_closest_marker(m) for m in LONG_TIERS
+        ):
+            item.add_marker(pytest.mark.timeout(LONG_TIMEOUT))
 
 
 @pytest.fixture(scope="session")

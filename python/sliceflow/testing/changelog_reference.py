@@ -35,7 +35,7 @@ Modelling choices where the contract leaves room (see also :class:`ChangelogMode
   as Spark's ``min``/``max`` do).
 * ``first_value``/``last_value`` keep the live non-null values in arrival order; a retraction
   removes the earliest live value of the same equality class (as above).
-* Apache Flink 2.3.0 (``tests/test_changelog_flink.py``) agrees row for row without
+* Apache Flink 2.3.0 (``tests/changelog/test_changelog_flink.py``) agrees row for row without
   mini-batch. With mini-batch it emits the same net change per key and bundle, but a bundle's
   keys in ``java.util.HashMap`` order, not first-touch order; it compares doubles with ``==``
   (NaN != NaN, -0.0 == 0.0) and orders them as Java does (-0.0 < 0.0); and it does not clear

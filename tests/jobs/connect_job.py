@@ -1,0 +1,227 @@
+"""Every sliceflow operator on a Spark Connect session, its results written as parquet.
+
+python tests/jobs/connect_job.py DATA OUT   # DATA: NDJSON bid files; OUT: one folder per query
+
+The Connect session is made as a user makes one, ``SparkSession.builder.remote("local[2]")``,
+which starts a local Connect server (its own SparkContext) in this process; a classic session
+cannot live beside it, so tests/spark/test_spark_connect.py runs this script in a subprocess (with
+``SPARK_TESTING=1``: pyspark's local server then binds an ephemeral port and its client asks
+the server for it, so that several Connect servers can run on one machine) and compares the
+folders with :func:`run_queries` on its classic session, row for row. ``summary.json`` in OUT
+holds the session's class, the metrics objects' errors and the time each query took.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+
+import sliceflow.spark as sfs
+from sliceflow import window as W
+from sliceflow.spark._runtime.state_store import PROVIDER_CONF, ROCKSDB_PROVIDER
+from sliceflow.testing import BID_DDL
+
+#: The confs both sessions run the queries with (those of tests/conftest.py that matter).
+CONF = {
+    "spark.sql.session.timeZone": "UTC",
+    "spark.sql.shuffle.partitions": "2",
+    PROVIDER_CONF: ROCKSDB_PROVIDER,
+}
+
+#: The folders run_queries writes under OUT, one per query.
+QUERIES = (
+    "from_json",
+    "source",
+    "source_inferred",
+    "source_stream",
+    "window_batch",
+    "window_stream",
+    "changelog_batch",
+    "changelog_stream",
+    "topn_batch",
+    "topn_stream",
+    "window_topn_stream",
+    "dedup_batch",
+    "dedup_stream",
+    "from_changelog",
+)
+
+
+def _bid_order() -> list[Any]:
+    """A total order of the bids within a channel (ties in price broken by the other columns);
+    made per call, as Column expressions belong to the session's kind."""
+    return [F.desc("price"), "auction", "bidder", "dateTime", "url"]
+
+
+def _window_aggs() -> list[Any]:
+    return [
+        W.count().alias("bids"),
+        W.sum("price").alias("total"),
+        W.max("price").alias("top"),
+        W.avg("price").alias("mean"),
+        W.count_distinct("bidder").alias("bidders"),
+    ]
+
+
+def _run_stream(df: DataFrame, path: str, checkpoint: str) -> None:
+    query = (
+        df.writeStream.outputMode("append")
+        .format("parquet")
+        .option("path", path)
+        .option("checkpointLocation", checkpoint)
+        .trigger(availableNow=True)
+        .start()
+    )
+    query.awaitTermination()
+
+
+def run_queries(spark: SparkSession, data: str, out: str) -> dict[str, float]:
+    """Runs every operator on ``spark`` over the NDJSON files in ``data`` and writes each
+    query's rows as parquet to ``out/<query>``; returns the seconds each query took."""
+    sfs.register(spark)
+    seconds: dict[str, float] = {}
+
+    def timed(name: str, run: Callable[[str], None]) -> None:
+        start = time.perf_counter()
+        run(os.path.join(out, name))
+        seconds[name] = round(time.perf_counter() - start, 2)
+
+    text = spark.read.text(data)
+    bids = text.select(sfs.from_json("value", BID_DDL).alias("b")).select("b.*")
+    timed("from_json", bids.write.parquet)
+    source = spark.read.format("sliceflow.json").schema(BID_DDL).load(data)
+    timed("source", source.write.parquet)
+    inferred = spark.read.format("sliceflow.json").load(data)  # the schema inferred
+    timed("source_inferred", inferred.write.parquet)
+    hop = sfs.window_agg(
+        bids,
+        W.hop("dateTime", size="2 seconds", slide="500 milliseconds"),
+        ["auction"],
+        _window_aggs(),
+    )
+    timed("window_batch", hop.write.parquet)
+    by_channel = sfs.changelog_agg(
+        bids,
+        by=["channel"],
+        aggs=[W.count().alias("n"), W.max("price").alias("top"), W.sum("price").alias("total")],
+    )
+    timed("changelog_batch", by_channel.write.parquet)
+    top = sfs.topn(bids, 3, by=["channel"], order_by=_bid_order())
+    timed("topn_batch", top.write.parquet)
+    latest = sfs.deduplicate(bids, by=["auction"], keep="last", order_by="dateTime")
+    timed("dedup_batch", latest.write.parquet)
+    envelopes = bids.select(
+        F.lit(None).cast("struct<auction:bigint,price:bigint>").alias("before"),
+        F.struct("auction", "price").alias("after"),
+        F.when(F.col("bidder") % 3 == 0, F.lit("r")).otherwise(F.lit("c")).alias("op"),
+        F.lit(0).cast("bigint").alias("ts_ms"),
+    )
+    timed("from_changelog", sfs.from_changelog(envelopes, format="debezium").write.parquet)
+
+    # Streaming: the same files, one per micro-batch.
+    stream = spark.readStream.schema("value STRING").option("maxFilesPerTrigger", 1).text(data)
+    stream_bids = (
+        stream.select(sfs.from_json("value", BID_DDL).alias("b"))
+        .select("b.*")
+        .withWatermark("dateTime", "200 milliseconds")
+    )
+    windows = sfs.window_agg(
+        stream_bids, W.tumble("dateTime", "500 milliseconds"), ["auction"], _window_aggs()
+    )
+    checkpoints = os.path.join(out, "_checkpoints")
+    source_stream = (
+        spark.readStream.format("sliceflow.json")
+        .schema(BID_DDL)
+        .option("maxFilesPerTrigger", 1)
+        .load(data)
+    )
+    timed(
+        "source_stream",
+        lambda path: _run_stream(source_stream, path, os.path.join(checkpoints, "source")),
+    )
+    timed(
+        "window_stream",
+        lambda path: _run_stream(windows, path, os.path.join(checkpoints, "window")),
+    )
+    # Two chained changelog aggregations: a changelog that feeds another (op_col).
+    inner = sfs.changelog_agg(
+        stream_bids.withColumn("bucket", F.col("auction") % 7),
+        by=["channel", "bucket"],
+        aggs=[W.count_distinct("bidder").alias("bidders"), W.min("price").alias("low")],
+    )
+    outer = sfs.changelog_agg(
+        inner,
+        by=["channel"],
+        aggs=[W.sum("bidders").alias("bidders"), W.min("low").alias("low")],
+        op_col="op",
+    )
+    timed(
+        "changelog_stream",
+        lambda path: _run_stream(outer, path, os.path.join(checkpoints, "changelog")),
+    )
+    leaders = sfs.topn(stream_bids, 3, by=["channel"], order_by=_bid_order())  # a changelog
+    timed(
+        "topn_stream",
+        lambda path: _run_stream(leaders, path, os.path.join(checkpoints, "topn")),
+    )
+    hot = sfs.window_agg(
+        stream_bids, W.tumble("dateTime", "500 milliseconds"), ["auction"], [W.count().alias("n")]
+    )
+    hot_top = sfs.topn(hot, 2, by=["window_start", "window_end"], order_by=[F.desc("n"), "auction"])
+    timed(
+        "window_topn_stream",
+        lambda path: _run_stream(hot_top, path, os.path.join(checkpoints, "window_topn")),
+    )
+    first = sfs.deduplicate(stream_bids, by=["bidder"], keep="first")
+    timed(
+        "dedup_stream",
+        lambda path: _run_stream(first, path, os.path.join(checkpoints, "dedup")),
+    )
+    return seconds
+
+
+def metrics_errors(spark: SparkSession) -> dict[str, str | None]:
+    """What making each metrics object on ``spark`` raises (None: it was made)."""
+    errors: dict[str, str | None] = {}
+    for cls in (sfs.WindowMetrics, sfs.ChangelogMetrics, sfs.TopNMetrics, sfs.DedupMetrics):
+        try:
+            cls(spark)
+            errors[cls.__name__] = None
+        except Exception as e:  # noqa: BLE001 - the message is the result
+            errors[cls.__name__] = f"{type(e).__name__}: {e}"
+    return errors
+
+
+def main(data: str, out: str) -> None:
+    start = time.perf_counter()
+    builder = SparkSession.builder.remote("local[2]")
+    # The server's own settings (read when remote("local[...]") starts it), then the session's.
+    server = {"spark.ui.enabled": "false", "spark.ui.showConsoleProgress": "false"}
+    for key, value in {**server, **CONF}.items():
+        builder = builder.config(key, value)
+    spark = builder.getOrCreate()
+    started = time.perf_counter() - start
+    try:
+        seconds = run_queries(spark, data, out)
+        summary = {
+            "session": f"{type(spark).__module__}.{type(spark).__name__}",
+            "start_seconds": round(started, 2),
+            "seconds": seconds,
+            "metrics": metrics_errors(spark),
+        }
+        with open(os.path.join(out, "summary.json"), "w", encoding="utf-8") as f:
+            json.dump(summary, f, indent=1)
+        print("summary=" + json.dumps(summary))
+    finally:
+        spark.stop()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2])

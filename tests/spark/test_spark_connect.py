@@ -1,0 +1,133 @@
+"""sliceflow on a Spark Connect session: every operator (``from_json``, the ``sliceflow.json``
+data source with a schema, inferring one and streaming, ``window_agg``, ``changelog_agg``,
+``topn`` (a changelog and a window Top-N), ``deduplicate`` and ``from_changelog``, batch and
+streaming) gives the classic session's rows, and the metrics objects refuse a Connect session
+with a message that says where the counters are read.
+
+The Connect session is started as a user starts one, ``SparkSession.builder.remote("local[2]")``
+(a local Connect server in the client's process). That server makes its own SparkContext, which
+cannot live beside this process's classic session, so tests/jobs/connect_job.py runs the queries
+in a subprocess while this process runs the same :func:`connect_job.run_queries` on the
+classic session; the parquet folders are then compared row for row (and schema for schema).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from jobs.connect_job import CONF, QUERIES, run_queries
+from support import JOBS
+
+from sliceflow.testing import write_bids
+
+pytestmark = [pytest.mark.spark, pytest.mark.connect]
+
+#: The client packages Spark Connect needs (pyproject's `connect` extra).
+for _module in ("grpc", "grpc_status", "google.rpc", "zstandard"):
+    pytest.importorskip(_module, reason="Spark Connect needs the `connect` extra")
+
+
+def _rows(path: str) -> tuple[pa.Schema, list[str]]:
+    """A query's parquet output: its schema and its rows in a canonical order."""
+    table = pq.read_table(path)
+    rows = [json.dumps(r, default=str, sort_keys=True) for r in table.to_pylist()]
+    return table.schema.remove_metadata(), sorted(rows)
+
+
+def _job_env() -> dict[str, str]:
+    import sliceflow
+
+    # The Connect server's Python workers import the same sliceflow as this process.
+    here = os.path.dirname(os.path.dirname(os.path.abspath(sliceflow.__file__)))
+    path = [here] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    return dict(
+        os.environ,
+        PYSPARK_PYTHON=sys.executable,
+        PYSPARK_DRIVER_PYTHON=sys.executable,
+        PYTHONPATH=os.pathsep.join(os.path.abspath(p) for p in path),
+        # pyspark's local Connect server then binds an ephemeral port and its client asks the
+        # server for it (as PySpark's own Connect tests do): no clash with another server on
+        # the default port 15002.
+        SPARK_TESTING="1",
+    )
+
+
+def test_connect_session_gives_the_classic_rows(spark, tmp_path):
+    data = str(tmp_path / "bids")
+    write_bids(data, 2000, files=2)  # 2 s of event time, one file per micro-batch
+    connect_out = str(tmp_path / "connect")
+    classic_out = str(tmp_path / "classic")
+    os.makedirs(connect_out)
+    job = os.path.join(JOBS, "connect_job.py")
+    log_path = tmp_path / "connect_job.log"
+    start = time.perf_counter()
+    with open(log_path, "w", encoding="utf-8") as log:
+        # The Connect job runs while this process runs the classic queries.
+        job_process = subprocess.Popen(
+            [sys.executable, job, data, connect_out],
+            env=_job_env(),
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        try:
+            saved = {key: spark.conf.get(key, None) for key in CONF}
+            for key, value in CONF.items():
+                spark.conf.set(key, value)
+            try:
+                run_queries(spark, data, classic_out)
+            finally:
+                for key, value in saved.items():
+                    if value is None:
+                        spark.conf.unset(key)
+                    else:
+                        spark.conf.set(key, value)
+            returncode = job_process.wait(timeout=600)
+        finally:
+            if job_process.poll() is None:
+                job_process.kill()
+                job_process.wait()
+    seconds = time.perf_counter() - start
+    output = log_path.read_text(encoding="utf-8", errors="replace")
+    assert returncode == 0, output[-5000:]
+
+    with open(os.path.join(connect_out, "summary.json"), encoding="utf-8") as f:
+        summary = json.load(f)
+    print(f"connect job {seconds:.1f} s: {summary}")
+    assert summary["session"] == "pyspark.sql.connect.session.SparkSession"
+    for query in QUERIES:
+        connect_schema, connect_rows = _rows(os.path.join(connect_out, query))
+        classic_schema, classic_rows = _rows(os.path.join(classic_out, query))
+        assert connect_schema == classic_schema, query
+        assert len(connect_rows) == len(classic_rows), query
+        assert connect_rows == classic_rows, query
+        assert connect_rows, f"{query} gave no rows"
+
+    counts = {q: len(_rows(os.path.join(classic_out, q))[1]) for q in QUERIES}
+    assert counts["from_json"] == counts["source"] == counts["source_stream"] == 2000
+    assert counts["source_inferred"] == 2000
+    # The changelog streams updated their keys across micro-batches.
+    for query in ("changelog_stream", "topn_stream"):
+        ops = {json.loads(r)["op"] for r in _rows(os.path.join(connect_out, query))[1]}
+        assert {"+I", "-U", "+U"} <= ops, query
+    assert counts["from_changelog"] == 2000  # c and r envelopes: one +I each
+
+    # Accumulators do not exist on Connect: the metrics objects say so, and where to look.
+    for name in ("WindowMetrics", "ChangelogMetrics", "TopNMetrics", "DedupMetrics"):
+        message = summary["metrics"][name]
+        assert message.startswith(f"NotImplementedError: {name} "), message
+        assert "Spark Connect" in message and "classic SparkSession" in message
+        assert "lastProgress" in message and "observe" in message
+
+
+def test_metrics_are_made_on_a_classic_session(spark):
+    from jobs.connect_job import metrics_errors
+
+    names = ("WindowMetrics", "ChangelogMetrics", "TopNMetrics", "DedupMetrics")
+    assert metrics_errors(spark) == dict.fromkeys(names)

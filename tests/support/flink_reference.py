@@ -1,0 +1,174 @@
+"""Apache Flink as a reference for the changelog model: runs Flink SQL jobs in a subprocess.
+
+Optional: needs ``.flink-venv`` (``scripts/flink_venv.sh``: PyFlink 2.3.0, Java 17). The
+tests call :func:`run_flink` with a list of jobs; every job of one call runs in *one* Python
+process (one JVM, ~10 s to start; then ~1-3 s a job). A job is a dict:
+
+* ``sql``: the query (a ``SELECT``); its changelog is collected with the row kinds.
+* ``columns``: ``[[name, type], ...]`` with type one of ``INT``, ``BIGINT``, ``DOUBLE``,
+  ``STRING``, ``BOOLEAN``; and ``rows``: ``[[op, value, ...], ...]`` with op ``+I``, ``-U``,
+  ``+U`` or ``-D``. They become the view ``src`` (``from_changelog_stream`` of a collection).
+* ``proctime``: a column name: ``src`` also gets that processing-time attribute
+  (``PROCTIME()``), which ``ORDER BY`` of Flink's Deduplicate needs; ``append`` (bool, every
+  op ``+I``): ``src`` is an insert-only stream (``from_data_stream``), not a changelog.
+* ``rowtime``: ``{"name", "expr", "watermark"}``: ``src`` also gets an event-time attribute
+  ``name`` computed by ``expr`` (e.g. ``TO_TIMESTAMP_LTZ(t, 3)``) with the watermark expression
+  ``watermark``, which ``ORDER BY`` of Flink's rowtime Deduplicate needs (``append`` only).
+* ``ddl``: SQL statements run before ``sql`` (e.g. a ``datagen`` table), instead of or besides
+  ``columns``/``rows``.
+* ``mini_batch`` (bool), ``size`` (``table.exec.mini-batch.size``, default 1e9: one bundle),
+  ``latency`` (``table.exec.mini-batch.allow-latency``, default ``1 h``: bundles end at the
+  size or at the end of the input only), ``config``: more options.
+
+Always set: parallelism 1 and ``table.optimizer.agg-phase-strategy=ONE_PHASE`` (no local
+aggregation), so that a job is deterministic: Flink's ``CountBundleTrigger`` cuts a bundle
+after exactly ``size`` input rows of the aggregation.
+
+Run as a script (``python flink_reference.py JOBS.json OUT.json``) it is the job runner.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from typing import Any
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+FLINK_VENV = os.path.join(REPO, ".flink-venv")
+FLINK_PYTHON = os.path.join(FLINK_VENV, "bin", "python")
+
+OPS = ("+I", "-U", "+U", "-D")
+
+
+def flink_available() -> bool:
+    """Whether ``.flink-venv/bin/python`` exists (``scripts/flink_venv.sh`` makes it)."""
+    return os.path.exists(FLINK_PYTHON)
+
+
+def run_flink(jobs: list[dict], timeout: float = 1800) -> list[list[tuple]]:
+    """Runs the jobs in one Flink process; for each, its changelog as ``(op, *values)`` tuples
+    in the order Flink emitted them (``"elapsed"`` seconds per job in :data:`LAST_TIMINGS`)."""
+    if not flink_available():
+        raise RuntimeError(f"no Flink venv at {FLINK_VENV}: run scripts/flink_venv.sh")
+    with tempfile.TemporaryDirectory(prefix="sliceflow-flink-") as tmp:
+        spec, out = os.path.join(tmp, "jobs.json"), os.path.join(tmp, "out.json")
+        with open(spec, "w") as f:
+            json.dump(jobs, f)  # NaN and Infinity: Python's json writes and reads them
+        env = dict(os.environ)
+        env.pop("PYTHONPATH", None)
+        proc = subprocess.run(
+            [FLINK_PYTHON, os.path.abspath(__file__), spec, out],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            env=env,
+            cwd=tmp,
+        )
+        if proc.returncode != 0 or not os.path.exists(out):
+            tail = "\n".join((proc.stdout + proc.stderr).splitlines()[-60:])
+            raise RuntimeError(f"the Flink jobs failed (exit {proc.returncode}):\n{tail}")
+        with open(out) as f:
+            result = json.load(f)
+    LAST_TIMINGS[:] = result["elapsed"]
+    return [[tuple(r) for r in changes] for changes in result["changelogs"]]
+
+
+LAST_TIMINGS: list[float] = []
+
+
+# ---------------------------------------------------------------------------------------------
+# The job runner (runs inside .flink-venv)
+
+
+def _runner(spec_path: str, out_path: str) -> None:  # pragma: no cover - runs under PyFlink
+    from pyflink.common import Row, RowKind, Types
+    from pyflink.datastream import StreamExecutionEnvironment
+    from pyflink.table import StreamTableEnvironment
+
+    kinds = {
+        "+I": RowKind.INSERT,
+        "-U": RowKind.UPDATE_BEFORE,
+        "+U": RowKind.UPDATE_AFTER,
+        "-D": RowKind.DELETE,
+    }
+    names = {
+        RowKind.INSERT: "+I",
+        RowKind.UPDATE_BEFORE: "-U",
+        RowKind.UPDATE_AFTER: "+U",
+        RowKind.DELETE: "-D",
+    }
+    type_infos = {
+        "INT": Types.INT(),
+        "BIGINT": Types.LONG(),
+        "DOUBLE": Types.DOUBLE(),
+        "STRING": Types.STRING(),
+        "BOOLEAN": Types.BOOLEAN(),
+    }
+    with open(spec_path) as f:
+        jobs = json.load(f)
+    changelogs, elapsed = [], []
+    for job in jobs:
+        t0 = time.time()
+        env = StreamExecutionEnvironment.get_execution_environment()
+        env.set_parallelism(1)
+        t_env = StreamTableEnvironment.create(env)
+        conf = t_env.get_config()
+        conf.set("parallelism.default", "1")
+        conf.set("table.exec.resource.default-parallelism", "1")
+        conf.set("table.optimizer.agg-phase-strategy", "ONE_PHASE")
+        conf.set("table.exec.mini-batch.enabled", "true" if job.get("mini_batch") else "false")
+        conf.set("table.exec.mini-batch.allow-latency", str(job.get("latency", "1 h")))
+        conf.set("table.exec.mini-batch.size", str(job.get("size", 1_000_000_000)))
+        for key, value in job.get("config", {}).items():
+            conf.set(key, str(value))
+        if "columns" in job:
+            cols = job["columns"]
+            rows = []
+            for op, *values in job["rows"]:
+                r = Row(*values)
+                r.set_row_kind(kinds[op])
+                rows.append(r)
+            ds = env.from_collection(
+                rows,
+                type_info=Types.ROW_NAMED([c for c, _ in cols], [type_infos[t] for _, t in cols]),
+            )
+            if job.get("proctime") or job.get("rowtime"):
+                from pyflink.table import Schema
+
+                builder = Schema.new_builder()
+                if job.get("proctime"):
+                    builder = builder.column_by_expression(job["proctime"], "PROCTIME()")
+                if job.get("rowtime"):
+                    rt = job["rowtime"]
+                    builder = builder.column_by_expression(rt["name"], rt["expr"])
+                    builder = builder.watermark(rt["name"], rt["watermark"])
+                schema = builder.build()
+                make = t_env.from_data_stream if job.get("append") else t_env.from_changelog_stream
+                t_env.create_temporary_view("src", make(ds, schema))
+            else:
+                t_env.create_temporary_view("src", t_env.from_changelog_stream(ds))
+        for ddl in job.get("ddl", []):
+            t_env.execute_sql(ddl)
+        out = []
+        with t_env.execute_sql(job["sql"]).collect() as it:
+            for r in it:
+                out.append([names[r.get_row_kind()], *(_plain(v) for v in r)])
+        changelogs.append(out)
+        elapsed.append(time.time() - t0)
+    with open(out_path, "w") as f:
+        json.dump({"changelogs": changelogs, "elapsed": elapsed}, f)
+
+
+def _plain(v: Any) -> Any:
+    """A JSON value: decimals and date/times as strings (the tests' jobs use none)."""
+    if v is None or isinstance(v, (bool, int, float, str)):
+        return v
+    return str(v)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    _runner(sys.argv[1], sys.argv[2])

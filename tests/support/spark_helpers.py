@@ -1,0 +1,66 @@
+"""Spark helpers the tests share: a conf set for one block, and streaming queries over a folder
+of parquet files (one file per micro-batch) run to the end of their input."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from sliceflow.testing.spark import run_to_end
+
+
+@contextmanager
+def spark_conf(spark, key: str, value: str) -> Iterator[None]:
+    old = spark.conf.get(key, None)
+    spark.conf.set(key, value)
+    try:
+        yield
+    finally:
+        if old is None:
+            spark.conf.unset(key)
+        else:
+            spark.conf.set(key, old)
+
+
+def write_micro_batches(folder: str, batches: Sequence[pa.Table], first: int = 0) -> None:
+    """One parquet file per micro-batch, mtimes increasing (the file source takes the oldest
+    first)."""
+    os.makedirs(folder, exist_ok=True)
+    for i, t in enumerate(batches, start=first):
+        path = os.path.join(folder, f"part-{i:04d}.parquet")
+        pq.write_table(t, path)
+        os.utime(path, (1_000_000 + i, 1_000_000 + i))
+
+
+def stream_of(spark, folder: str, schema: pa.Schema):
+    """The parquet files of ``folder`` as a stream, one file per micro-batch."""
+    spark_schema = spark.createDataFrame(schema.empty_table()).schema
+    return spark.readStream.schema(spark_schema).option("maxFilesPerTrigger", 1).parquet(folder)
+
+
+def collect_stream(df, checkpoint: str, row: Callable[[Any], Any] = tuple) -> dict[int, list[Any]]:
+    """Runs ``df`` to the end of its input; the rows of every micro-batch (each made by ``row``
+    from a pyspark Row), by batch id."""
+    got: dict[int, list[Any]] = {}
+
+    def each(batch_df, batch_id: int) -> None:
+        got[batch_id] = [row(r) for r in batch_df.collect()]
+
+    run_to_end(df, checkpoint, each)
+    return got
+
+
+def collect_tables(df, checkpoint: str) -> dict[int, pa.Table]:
+    """Runs ``df`` to the end of its input; each micro-batch's rows as Arrow, by batch id."""
+    got: dict[int, pa.Table] = {}
+
+    def each(batch_df, batch_id: int) -> None:
+        got[batch_id] = batch_df.toArrow()
+
+    run_to_end(df, checkpoint, each)
+    return got
