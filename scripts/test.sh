@@ -89,11 +89,20 @@ if [ "${1:-}" = --entry-points ]; then
   exit 0
 fi
 
-bash scripts/setup.sh
 # Apache Flink for the `flink` tests (tests/*/test_*_flink.py), so the changelog, Top-N and
-# deduplicate models are compared with Flink on every run (first run: a few minutes; then
-# under a second).
-bash scripts/flink_venv.sh
+# deduplicate models are compared with Flink on every run (first run: a minute or two; then
+# under a second), is installed while setup.sh builds sliceflow: one is downloads, the other
+# compiles. The system packages come first, as both need them.
+bash scripts/setup.sh --system >/dev/null
+mkdir -p build
+bash scripts/flink_venv.sh >build/flink-venv.out 2>&1 &
+flink=$!
+bash scripts/setup.sh
+if ! wait "$flink"; then
+  cat build/flink-venv.out >&2
+  exit 1
+fi
+cat build/flink-venv.out
 export PYSPARK_PYTHON="$PWD/.venv/bin/python"
 export PYSPARK_DRIVER_PYTHON="$PWD/.venv/bin/python"
 # The whole suite takes hypothesis' larger budget (tests/conftest.py), here as in CI.
