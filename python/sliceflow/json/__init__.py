@@ -316,15 +316,15 @@ def _failed_line(
     sep: bytes | None,
     fed_sep: bytes | None,
 ) -> int:
-    """The line of the record that failed in ``data``, fed from file offset ``at``: the
-    separators in the file before ``at``, plus those in ``data`` (written with ``fed_sep``)
-    before the failed record. Counted only when a record has failed."""
-    head = bytes(data[: max(session.decoder.failed_offset, 0)])
+    """The line of the record that failed in ``data``, fed from file offset ``at``. Counted
+    only when a record has failed. ``fed_sep`` None: ``data`` is the file's own bytes, so the
+    line ends before the record are counted in the file (a CRLF split between two blocks
+    then counts once); else the separators in the file before ``at``, plus those in ``data``
+    (written with ``fed_sep``) before the failed record."""
+    failed = max(session.decoder.failed_offset, 0)
     if fed_sep is None:
-        before = head.count(b"\n") + head.count(b"\r") - head.count(b"\r\n")
-    else:
-        before = head.count(fed_sep)
-    return 1 + count_separators(path, at, sep) + before
+        return 1 + count_separators(path, at + failed, sep)
+    return 1 + count_separators(path, at, sep) + bytes(data[:failed]).count(fed_sep)
 
 
 def _feed_naming_line(
