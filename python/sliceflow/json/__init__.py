@@ -24,7 +24,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterator, Mapping
-from typing import Any, BinaryIO, TypeAlias
+from typing import Any, TypeAlias
 
 import pyarrow as pa
 
@@ -32,8 +32,9 @@ from sliceflow._core import json as json_kernel
 from sliceflow._runtime.arrow_c_data import buffer_sizes, import_struct
 from sliceflow.errors import MalformedRecordError, OptionError, SchemaError
 from sliceflow.json.infer import infer_schema, schema_ddl
+from sliceflow.json.line_blocks import line_blocks
 from sliceflow.json.options import FileFormat, file_format, normalize
-from sliceflow.json.records import count_separators, separated_chunks, skip_file_bom, transcode
+from sliceflow.json.records import count_separators, separated_chunks, transcode
 from sliceflow.json.schemas import SchemaLike, root_value_type, to_arrow_schema
 
 __all__ = [
@@ -180,24 +181,6 @@ def decode_to_struct(
     return session.finish_struct()
 
 
-def _read_through_line_end(f: BinaryIO, chunk: int = 1 << 16) -> bytes:
-    """Reads up to and including the next CR or LF (or to the end of the file).
-
-    ``readline`` of a binary file stops only at LF, so with CR line ends it would read on
-    into lines that belong to the next split.
-    """
-    parts = []
-    while block := f.read(chunk):
-        ends = [i for i in (block.find(b"\n"), block.find(b"\r")) if i >= 0]
-        if ends:
-            stop = min(ends)
-            parts.append(block[: stop + 1])
-            f.seek(stop + 1 - len(block), os.SEEK_CUR)
-            break
-        parts.append(block)
-    return b"".join(parts)
-
-
 def iter_ndjson(
     path: str | os.PathLike[str],
     schema: SchemaLike,
@@ -246,64 +229,15 @@ def iter_ndjson(
         yield from _read_separated(session, path, layout, block_size, start, end, stream)
         return
 
-    def feed(view: memoryview, at: int) -> None:
-        _feed_naming_line(session, view, path, at, None, None, stream is None)
-
     if stream is None:
         size = os.path.getsize(path)
         end = size if end is None else min(end, size)
-    elif end is None:
-        end = sys.maxsize  # to the end of the stream
     with open(path, "rb") if stream is None else stream as f:
-        pos = start
-        if start > 0:
-            # A line belongs to the split it starts in: skip the one straddling `start`.
-            f.seek(start - 1)
-            if f.read(1) not in (b"\n", b"\r"):
-                _read_through_line_end(f)
-            pos = f.tell()
-        else:
-            pos, f = skip_file_bom(f)
-        # One buffer for the whole split: the unfinished last line of a block moves to its
-        # front and the next block is read in after it, so the text is copied once (by the
-        # read) instead of once per concatenation and slice. It grows only for a line longer
-        # than a block.
-        buf = bytearray(block_size)
-        carry = 0  # bytes of an unfinished line at the front of buf
-        while pos < end:
-            buf_at = pos - carry  # the file offset of buf[0]
-            want = min(block_size, end - pos)
-            if len(buf) < carry + want:
-                buf.extend(bytes(carry + want - len(buf)))
-            with memoryview(buf) as view:
-                got = f.readinto(view[carry : carry + want])
-            if not got:
-                break
-            pos += got
-            filled = carry + got
-            if pos >= end:
-                if buf[filled - 1] not in (0x0A, 0x0D):
-                    tail = _read_through_line_end(f)  # the last line starting in the split
-                    buf[filled : filled + len(tail)] = tail
-                    filled += len(tail)
-                cut = filled
-            else:
-                # A CR is looked for only after the last LF: LF files have none, and a search
-                # over the whole block would read it a second time.
-                lf = buf.rfind(b"\n", 0, filled)
-                cut = max(lf, buf.rfind(b"\r", lf + 1, filled)) + 1
-                if cut == 0:
-                    carry = filled
-                    continue
-            with memoryview(buf) as view:
-                feed(view[:cut], buf_at)
-            buf[: filled - cut] = buf[cut:filled]
-            carry = filled - cut
-            if session.decoder.pending_rows:
-                yield session.finish()
-        if carry:
-            with memoryview(buf) as view:
-                feed(view[:carry], pos - carry)
+        for block in line_blocks(f, block_size, start=start, end=end):
+            with memoryview(block.buffer) as view:
+                _feed_naming_line(
+                    session, view[: block.size], path, block.offset, None, None, stream is None
+                )
             if session.decoder.pending_rows:
                 yield session.finish()
 

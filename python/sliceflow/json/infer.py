@@ -32,6 +32,7 @@ from sliceflow._core import json as json_kernel
 from sliceflow._io.codecs import is_splittable, open_input
 from sliceflow._io.filesystems import local_path
 from sliceflow.errors import OptionError, SchemaError
+from sliceflow.json.line_blocks import LineBlock, line_blocks, padded
 
 __all__ = ["infer_schema", "schema_ddl"]
 
@@ -41,8 +42,6 @@ _log = logging.getLogger("sliceflow.json")
 #: when it is parsed (2M bids in 2 files, 2 threads: 0.16 s with 2 MiB blocks, 0.22 s with
 #: 16 MiB), and split across the threads when a file has more than one.
 DEFAULT_BLOCK_SIZE = 2 << 20
-# simdjson reads up to 64 bytes past a line; the block buffer keeps that much slack.
-_PADDING = 64
 
 _BOOLEAN_OPTIONS = {
     name.lower(): name
@@ -121,13 +120,6 @@ def _normalize(
     return out, multi_line
 
 
-def _last_break(buf: bytearray, end: int) -> int:
-    """Where the text after the last line break before ``end`` starts (0: none). A \r is
-    looked for only after the last \n (a block rarely holds one: no second full scan)."""
-    newline = buf.rfind(b"\n", 0, end)
-    return max(newline, buf.rfind(b"\r", newline + 1, end)) + 1
-
-
 def _open(path: str, settings: Mapping[str, str] | None) -> io.RawIOBase:
     """A file's bytes: a plain local file opened directly (the fast path), any other file (a
     scheme, a compressed file) through :func:`sliceflow._io.codecs.open_input`."""
@@ -149,49 +141,14 @@ def _buffer_size(f: io.RawIOBase, block_size: int) -> int:
 
 def _file_blocks(
     path: str, block_size: int, settings: Mapping[str, str] | None
-) -> Iterator[tuple[bytearray, int]]:
-    """A file as blocks of whole lines: (buffer, bytes used), with at least ``_PADDING``
-    readable bytes after them. A UTF-8 BOM at the start of the file reads as spaces (Hadoop's
-    line reader drops it). Two buffers take turns, so a block stays unchanged while the
-    next one is read (:func:`_read_ahead`); a line longer than the block grows them."""
+) -> Iterator[LineBlock]:
+    """A file as blocks of whole lines (:mod:`sliceflow.json.line_blocks`), on two buffers
+    taking turns, so a block stays unchanged while the next one is read (:func:`_read_ahead`)."""
     with _open(path, settings) as f:
-        size = _buffer_size(f, block_size)
-        buffers = [bytearray(size + _PADDING), bytearray(size + _PADDING)]
-        turn = 0
-        buf = buffers[0]
-        kept = 0  # the unfinished last line of the previous block, moved to the front
-        first = True
-        while True:
-            if kept == len(buf) - _PADDING:
-                buf.extend(bytes(len(buf)))
-            with memoryview(buf) as view:
-                n = f.readinto(view[kept : len(buf) - _PADDING]) or 0
-            end = kept + n
-            if first:
-                first = False
-                if buf.startswith(b"\xef\xbb\xbf") and end >= 3:
-                    buf[0:3] = b"   "
-            if n == 0:
-                if end:
-                    yield buf, end
-                return
-            cut = _last_break(buf, end)
-            if cut == end and buf[end - 1] == 0x0D:
-                cut = _last_break(buf, end - 1)  # the \n of a \r\n may come next
-            if cut == 0:
-                kept = end
-                continue
-            yield buf, cut
-            turn ^= 1
-            following = buffers[turn]
-            if len(following) < len(buf):
-                following.extend(bytes(len(buf) - len(following)))
-            following[: end - cut] = buf[cut:end]
-            buf = following
-            kept = end - cut
+        yield from line_blocks(f, _buffer_size(f, block_size), buffers=2)
 
 
-def _read_ahead(blocks: Iterator[tuple[bytearray, int]]) -> Iterator[tuple[bytearray, int]]:
+def _read_ahead(blocks: Iterator[LineBlock]) -> Iterator[LineBlock]:
     """``blocks`` with the next block read on a thread of its own while the caller infers the
     current one on several threads: reading a block is a copy from the page cache that would
     otherwise leave every core but one idle. The file's blocks must stay valid one step
@@ -244,13 +201,11 @@ def infer_schema(
         raise ValueError(f"threads must be at least 1, got {count}")
     inference = json_kernel.SchemaInference(normalized)
     if isinstance(source, (bytes, bytearray, memoryview)):
-        text = bytes(source)
         if multi_line:
-            inference.add_document(text)
+            inference.add_document(bytes(source))
         else:
-            if text.startswith(b"\xef\xbb\xbf"):
-                text = text[3:]
-            inference.add_lines(text + bytes(_PADDING), len(text), count)
+            block = padded(source)
+            inference.add_lines(block.buffer, block.size, count)
     else:
         paths = [source] if isinstance(source, str) else list(source)
         if multi_line:
@@ -276,15 +231,15 @@ def _infer_file(
     """One file's inference (lines numbered from 1 in FAILFAST's errors), on ``threads``
     threads; with more than one, the next block is read while the current one is inferred."""
     inference = json_kernel.SchemaInference(options, sample_seed=index)
-    blocks: Iterator[tuple[bytearray, int]] = _file_blocks(path, block_size, settings)
+    blocks = _file_blocks(path, block_size, settings)
     if threads > 1:
         blocks = _read_ahead(blocks)
     # Closed on the way out, an error's too: the file and the reading thread end here rather
     # than whenever the error's traceback lets the generator go.
-    with closing(cast(Generator[tuple[bytearray, int], None, None], blocks)):
-        for buf, used in blocks:
+    with closing(cast(Generator[LineBlock, None, None], blocks)):
+        for block in blocks:
             try:
-                inference.add_lines(buf, used, threads)
+                inference.add_lines(block.buffer, block.size, threads)
             except ValueError as e:
                 raise type(e)(f"{path}: {e}") from None
     return inference
