@@ -23,8 +23,9 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator, Mapping
-from typing import Any, TypeAlias
+from collections.abc import Iterator
+from contextlib import closing
+from typing import TypeAlias
 
 import pyarrow as pa
 
@@ -32,8 +33,8 @@ from sliceflow._core import json as json_kernel
 from sliceflow._runtime.arrow_c_data import buffer_sizes, import_struct
 from sliceflow.errors import MalformedRecordError, OptionError, SchemaError
 from sliceflow.json.infer import infer_schema, schema_ddl
-from sliceflow.json.line_blocks import line_blocks
-from sliceflow.json.options import FileFormat, file_format, normalize
+from sliceflow.json.line_blocks import ReadableBytes, line_blocks
+from sliceflow.json.options import FileFormat, JsonOptions, file_format, normalize
 from sliceflow.json.records import count_separators, separated_chunks, transcode
 from sliceflow.json.schemas import SchemaLike, root_value_type, to_arrow_schema
 
@@ -81,7 +82,7 @@ class DecodeSession:
     def __init__(
         self,
         schema: SchemaLike,
-        options: Mapping[str, Any] | None,
+        options: JsonOptions | None,
         time_zone: str,
         *,
         file_source: bool = False,
@@ -142,7 +143,7 @@ def decode(
     data: DocumentsLike,
     schema: SchemaLike,
     *,
-    options: Mapping[str, Any] | None = None,
+    options: JsonOptions | None = None,
     time_zone: str = "UTC",
 ) -> pa.RecordBatch:
     """Decodes JSON documents into a RecordBatch of ``schema``, as Spark's from_json does.
@@ -172,7 +173,7 @@ def decode_to_struct(
     data: pa.Array,
     schema: SchemaLike,
     *,
-    options: Mapping[str, Any] | None = None,
+    options: JsonOptions | None = None,
     time_zone: str = "UTC",
 ) -> pa.StructArray:
     """Like :func:`decode`, but returns the struct array itself (null documents: null structs)."""
@@ -181,16 +182,21 @@ def decode_to_struct(
     return session.finish_struct()
 
 
+def _opened(path: str | os.PathLike[str], stream: ReadableBytes | None) -> ReadableBytes:
+    """``stream``, or the local file ``path`` opened when there is none."""
+    return open(path, "rb") if stream is None else stream
+
+
 def iter_ndjson(
     path: str | os.PathLike[str],
     schema: SchemaLike,
     *,
-    options: Mapping[str, Any] | None = None,
+    options: JsonOptions | None = None,
     time_zone: str = "UTC",
     block_size: int = DEFAULT_BLOCK_SIZE,
     start: int = 0,
     end: int | None = None,
-    stream: Any = None,
+    stream: ReadableBytes | None = None,
 ) -> Iterator[pa.RecordBatch]:
     """Streams a JSON file as RecordBatches, holding about ``block_size`` bytes at a time,
     with the rows ``spark.read.json`` gives for the same file, schema and options.
@@ -232,7 +238,7 @@ def iter_ndjson(
     if stream is None:
         size = os.path.getsize(path)
         end = size if end is None else min(end, size)
-    with open(path, "rb") if stream is None else stream as f:
+    with closing(_opened(path, stream)) as f:
         for block in line_blocks(f, block_size, start=start, end=end):
             with memoryview(block.buffer) as view:
                 _feed_naming_line(
@@ -292,7 +298,7 @@ def _read_separated(
     block_size: int,
     start: int,
     end: int | None,
-    stream: Any = None,
+    stream: ReadableBytes | None = None,
 ) -> Iterator[pa.RecordBatch]:
     """Records cut at ``layout.line_sep`` (or CR / LF / CRLF in a transcoded file)."""
     sep = layout.line_sep
@@ -305,7 +311,7 @@ def _read_separated(
     elif end is None:
         end = sys.maxsize  # to the end of the stream
     utf8_sep = sep.decode(codec or "utf-8").encode("utf-8")
-    with open(path, "rb") if stream is None else stream as f:
+    with closing(_opened(path, stream)) as f:
         for at, chunk in separated_chunks(f, sep, start, end, block_size):
             data = chunk if codec in (None, "utf-8") else transcode(chunk, codec)
             _feed_naming_line(session, data, path, at, sep, utf8_sep, stream is None)
@@ -314,11 +320,14 @@ def _read_separated(
 
 
 def _read_whole_file(
-    session: DecodeSession, path: str | os.PathLike[str], layout: FileFormat, stream: Any = None
+    session: DecodeSession,
+    path: str | os.PathLike[str],
+    layout: FileFormat,
+    stream: ReadableBytes | None = None,
 ) -> Iterator[pa.RecordBatch]:
     """multiLine: the file is one record (a top-level array gives a row per element)."""
-    with open(path, "rb") if stream is None else stream as f:
-        data = f.read()
+    with closing(_opened(path, stream)) as f:
+        data = f.read() or b""
     if layout.encoding not in (None, "utf-8"):
         data = transcode(data, layout.encoding)
     try:
@@ -333,7 +342,7 @@ def read_ndjson(
     path: str | os.PathLike[str],
     schema: SchemaLike,
     *,
-    options: Mapping[str, Any] | None = None,
+    options: JsonOptions | None = None,
     time_zone: str = "UTC",
     block_size: int = DEFAULT_BLOCK_SIZE,
 ) -> pa.Table:

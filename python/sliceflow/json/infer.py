@@ -26,15 +26,45 @@ from collections import deque
 from collections.abc import Generator, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from contextlib import closing
-from typing import Any, cast
+from typing import Literal, TypeAlias, TypedDict, cast
 
 from sliceflow._core import json as json_kernel
 from sliceflow._io.codecs import is_splittable, open_input
 from sliceflow._io.filesystems import local_path
 from sliceflow.errors import OptionError, SchemaError
 from sliceflow.json.line_blocks import LineBlock, line_blocks, padded
+from sliceflow.json.options import JsonOptions, as_text
 
-__all__ = ["infer_schema", "schema_ddl"]
+__all__ = ["ArrayJson", "DataTypeJson", "FieldJson", "StructJson", "infer_schema", "schema_ddl"]
+
+
+class FieldJson(TypedDict):
+    """A field of Spark's JSON form of a StructType (``StructField.jsonValue()``)."""
+
+    name: str
+    type: DataTypeJson
+    nullable: bool
+    metadata: dict[str, object]
+
+
+class StructJson(TypedDict):
+    """Spark's JSON form of a StructType: what :func:`infer_schema` returns."""
+
+    type: Literal["struct"]
+    fields: list[FieldJson]
+
+
+class ArrayJson(TypedDict):
+    """Spark's JSON form of an ArrayType."""
+
+    type: Literal["array"]
+    elementType: DataTypeJson
+    containsNull: bool
+
+
+#: The types inference gives, in Spark's JSON form: a name (``"long"``, ``"decimal(20,0)"``),
+#: a struct or an array (inference never gives a map).
+DataTypeJson: TypeAlias = "str | StructJson | ArrayJson"
 
 _log = logging.getLogger("sliceflow.json")
 
@@ -65,14 +95,8 @@ _TEXT_OPTIONS = {
 }
 
 
-def _text(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
-
-
 def _normalize(
-    options: Mapping[str, Any] | None, time_zone: str, session: Mapping[str, str]
+    options: JsonOptions | None, time_zone: str, session: Mapping[str, str]
 ) -> tuple[dict[str, str], bool]:
     """Spark's option names (any case) in the C++ inference's form, and whether multiLine."""
     out: dict[str, str] = {"timeZone": time_zone}
@@ -80,7 +104,7 @@ def _normalize(
     multi_line = False
     for key, raw in (options or {}).items():
         lower = key.lower()
-        value = _text(raw)
+        value = as_text(raw)
         if lower in _BOOLEAN_OPTIONS:
             if value.lower() not in ("true", "false"):
                 raise OptionError(f"option {key!r} must be true or false, got {raw!r}")
@@ -126,7 +150,7 @@ def _open(path: str, settings: Mapping[str, str] | None) -> io.RawIOBase:
     local = local_path(path, settings)
     if local is not None and is_splittable(path):
         return open(local, "rb", buffering=0)
-    return cast(io.RawIOBase, open_input(path, settings))  # an io.RawIOBase underneath
+    return open_input(path, settings)
 
 
 def _buffer_size(f: io.RawIOBase, block_size: int) -> int:
@@ -163,19 +187,19 @@ def _read_ahead(blocks: Iterator[LineBlock]) -> Iterator[LineBlock]:
             # An early stop (an error in the caller): the read under way ends, then the file
             # is closed here rather than whenever the generator is collected.
             wait([pending])
-            cast(Generator[Any, None, None], blocks).close()
+            cast(Generator[LineBlock, None, None], blocks).close()
 
 
 def infer_schema(
     source: str | Sequence[str] | bytes | bytearray | memoryview,
     *,
-    options: Mapping[str, Any] | None = None,
+    options: JsonOptions | None = None,
     threads: int | None = None,
     time_zone: str = "UTC",
     session: Mapping[str, str] | None = None,
     block_size: int = DEFAULT_BLOCK_SIZE,
     settings: Mapping[str, str] | None = None,
-) -> dict[str, Any]:
+) -> StructJson:
     """Infers the schema ``spark.read.json`` infers for NDJSON ``source``: a file path, a list
     of file paths (the ``sliceflow.json`` data source lists folders as Spark does), or the
     text itself as bytes.
@@ -214,7 +238,7 @@ def infer_schema(
                     inference.add_document(f.read())
         else:
             inference = _infer_files(paths, normalized, count, block_size, settings)
-    result: dict[str, Any] = _json.loads(inference.schema_json())
+    result = cast(StructJson, _json.loads(inference.schema_json()))
     case_sensitive = normalized.get("caseSensitive", "false") == "true"
     _check_duplicates(result, case_sensitive)
     return result
@@ -227,7 +251,7 @@ def _infer_file(
     threads: int,
     block_size: int,
     settings: Mapping[str, str] | None,
-) -> Any:
+) -> json_kernel.SchemaInference:
     """One file's inference (lines numbered from 1 in FAILFAST's errors), on ``threads``
     threads; with more than one, the next block is read while the current one is inferred."""
     inference = json_kernel.SchemaInference(options, sample_seed=index)
@@ -251,7 +275,7 @@ def _infer_files(
     threads: int,
     block_size: int,
     settings: Mapping[str, str] | None,
-) -> Any:
+) -> json_kernel.SchemaInference:
     """The files' inferences merged in the files' order (so the schema does not depend on
     timing). Files are inferred on their own threads, each reading and parsing its own blocks
     (no step shared across threads per block); a list shorter than ``threads`` shares the rest
@@ -262,8 +286,8 @@ def _infer_files(
         return json_kernel.SchemaInference(options)
     workers = min(threads, len(paths))
     per_file = max(1, threads // len(paths))
-    total: Any = None
-    pending: deque[Future[Any]] = deque()
+    total: json_kernel.SchemaInference | None = None
+    pending: deque[Future[json_kernel.SchemaInference]] = deque()
 
     def merge_next() -> None:
         nonlocal total
@@ -287,10 +311,11 @@ def _infer_files(
             for future in pending:
                 future.cancel()
             raise
+    assert total is not None  # paths is not empty
     return total
 
 
-def _check_duplicates(t: Any, case_sensitive: bool) -> None:
+def _check_duplicates(t: DataTypeJson, case_sensitive: bool) -> None:
     """Spark's SchemaUtils.checkSchemaColumnNameDuplication: a name twice in one struct (at
     any depth; ignoring case unless case_sensitive) fails the read."""
     if isinstance(t, str):
@@ -315,7 +340,7 @@ def _quote(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 
 
-def _type_ddl(t: Any) -> str:
+def _type_ddl(t: DataTypeJson) -> str:
     if isinstance(t, str):
         simple = {"long": "BIGINT", "integer": "INT", "void": "VOID"}
         return simple.get(t, t.upper())
@@ -325,15 +350,15 @@ def _type_ddl(t: Any) -> str:
     return f"STRUCT<{inner}>"
 
 
-def _fields_ddl(fields: Iterable[Mapping[str, Any]]) -> str:
+def _fields_ddl(fields: Iterable[FieldJson]) -> str:
     return ", ".join(f"{_quote(f['name'])} {_type_ddl(f['type'])}" for f in fields)
 
 
-def schema_ddl(schema: Mapping[str, Any]) -> str:
+def schema_ddl(schema: Mapping[str, object]) -> str:
     """A schema from :func:`infer_schema` as Spark DDL (names in backticks).
 
     >>> schema_ddl({"type": "struct", "fields": [
     ...     {"name": "a", "type": "long", "nullable": True, "metadata": {}}]})
     '`a` BIGINT'
     """
-    return _fields_ddl(schema["fields"])
+    return _fields_ddl(cast("list[FieldJson]", schema["fields"]))
