@@ -98,6 +98,8 @@ class DecodeSession:
         self.decoder = json_kernel.Decoder(self.schema.__arrow_c_schema__(), normalized)
 
     def feed(self, data: DocumentsLike) -> None:
+        """Decodes ``data``: an array of documents, or NDJSON bytes, read in place with no
+        slack after them (:mod:`sliceflow.json.line_blocks`)."""
         if isinstance(data, (bytes, bytearray, memoryview)):
             self.decoder.decode_lines(data)
             return

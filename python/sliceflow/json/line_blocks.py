@@ -17,7 +17,7 @@ hold for every block either hands to ``sliceflow._core.json``:
 * **Carry.** The unfinished last line of a block moves to the front of the next buffer and the
   next read goes in after it, so the text is copied once by the read (plus the carried line).
 * **Growth.** A buffer takes ``block_size`` bytes of text; it doubles only when one line fills
-  it, so memory stays at ``buffers * (block_size + PADDING)`` plus the longest line.
+  it, so memory stays at ``buffers * (block_size + PADDING)`` unless a line is longer.
 * **Buffers.** ``buffers=1``: a block is valid until the next one is asked for (the decoder).
   ``buffers=2``: buffers take turns, so a block stays unchanged while the next one is read on
   another thread (inference's read-ahead).
@@ -26,6 +26,11 @@ hold for every block either hands to ``sliceflow._core.json``:
 * **Splits.** ``[start, end)``: a line belongs to the split its first byte lies in (Hadoop's
   ``LineRecordReader``). A split from ``start > 0`` skips the line that straddles ``start``;
   the last line that starts before ``end`` is read to its line end.
+
+Records cut by a ``lineSep`` option or read in another encoding
+(:func:`sliceflow.json.records.separated_chunks`) follow the BOM rule from here; they are
+separator-delimited and transcoded, and reach the decoder without slack, which it does not
+need.
 
 >>> import io
 >>> [bytes(b.buffer[: b.size]) for b in line_blocks(io.BytesIO(b"ab\\r\\ncd\\ne"), 4)]
