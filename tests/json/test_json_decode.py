@@ -591,3 +591,25 @@ def test_iter_ndjson_blocks_and_splits_keep_every_line_once(
         ):
             got.extend(zip(batch.column(0).to_pylist(), batch.column(1).to_pylist(), strict=True))
     assert got == [(a, "p" * pad) for a, pad, _ in docs]
+
+
+@pytest.mark.parametrize("split_at", [None, 11, 22, 33])
+def test_failfast_line_with_crlf_cut_at_a_block_or_split_edge(tmp_path, split_at):
+    """A CRLF whose CR ends one block (or split) and whose LF starts the next is one line end:
+    the failed line is named the same whatever the block size and split points (the CR and
+    the LF were each counted once before)."""
+    path = tmp_path / "crlf.json"
+    path.write_bytes(b'{"a": 11}\r\n' * 5 + b'{"a": x}\r\n' + b'{"a": 1}\r\n')
+    splits = [(0, None)] if split_at is None else [(0, split_at), (split_at, None)]
+    for block_size in range(1, 40):
+        with pytest.raises(sj.MalformedRecordError, match=r"line 6\.$"):
+            for start, end in splits:
+                for _ in sj.iter_ndjson(
+                    path,
+                    "a INT",
+                    options={"mode": "FAILFAST"},
+                    block_size=block_size,
+                    start=start,
+                    end=end,
+                ):
+                    pass

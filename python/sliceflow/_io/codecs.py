@@ -37,12 +37,15 @@ import os
 import struct
 import zlib
 from collections.abc import Mapping
-from typing import Any, BinaryIO, cast
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
 from sliceflow._io.filesystems import resolve
 from sliceflow.errors import FileReadError
+
+if TYPE_CHECKING:
+    from typing_extensions import Buffer
 
 _isal_zlib: Any
 try:  # ISA-L's inflate; pyarrow's zlib stream where the wheel is missing
@@ -104,7 +107,7 @@ class _ZlibStream(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
-    def readinto(self, b: Any) -> int:
+    def readinto(self, b: Buffer) -> int:
         while not self._pending and not self._done:
             data = self._raw.read(self._chunk)
             if not data:
@@ -116,8 +119,9 @@ class _ZlibStream(io.RawIOBase):
                 data = self._inflate.unused_data + data
                 self._inflate = zlib.decompressobj()
             self._pending = self._inflate.decompress(data)
-        n = min(len(b), len(self._pending))
-        b[:n] = self._pending[:n]
+        with memoryview(b) as view:
+            n = min(len(view), len(self._pending))
+            view[:n] = self._pending[:n]
         self._pending = self._pending[n:]
         return n
 
@@ -171,14 +175,14 @@ class _IsalGzipStream(io.RawIOBase):
         self._pending = parts[0] if len(parts) == 1 else b"".join(parts)
         self._at = 0
 
-    def readinto(self, b: Any) -> int:
+    def readinto(self, b: Buffer) -> int:
         while self._at >= len(self._pending) and not self._done:
             self._refill()
-        n = min(len(b), len(self._pending) - self._at)
-        if n:
-            with memoryview(b) as view:
+        with memoryview(b) as view:
+            n = min(len(view), len(self._pending) - self._at)
+            if n:
                 view[:n] = memoryview(self._pending)[self._at : self._at + n]
-            self._at += n
+        self._at += n
         return n
 
 
@@ -260,12 +264,13 @@ class _HadoopBlockStream(io.RawIOBase):
         self._pending = b"".join(parts)
         return True
 
-    def readinto(self, b: Any) -> int:
+    def readinto(self, b: Buffer) -> int:
         while not self._pending:
             if not self._next_block():
                 return 0
-        n = min(len(b), len(self._pending))
-        b[:n] = self._pending[:n]
+        with memoryview(b) as view:
+            n = min(len(view), len(self._pending))
+            view[:n] = self._pending[:n]
         self._pending = self._pending[n:]
         return n
 
@@ -298,7 +303,7 @@ class _NamedErrors(io.RawIOBase):
         view[: len(data)] = data
         return len(data)
 
-    def readinto(self, b: Any) -> int:
+    def readinto(self, b: Buffer) -> int:
         if self._failed is not None:
             raise self._failed
         with memoryview(b) as view:
@@ -330,7 +335,7 @@ def open_input(
     settings: Mapping[str, str] | None = None,
     *,
     buffer_size: int = 1 << 20,
-) -> BinaryIO:
+) -> io.RawIOBase:
     """A binary stream of a file's bytes, decompressed by its extension (see :data:`CODECS`).
 
     A missing file raises ``FileNotFoundError`` naming it; damaged or cut-short compressed
@@ -368,4 +373,4 @@ def open_input(
         stream = raw
     # Not wrapped in io.BufferedReader: its large reads loop over readinto and drop what an
     # earlier step decoded when a later one fails; _NamedErrors fills whole requests itself.
-    return cast(BinaryIO, _NamedErrors(stream, path, codec))
+    return _NamedErrors(stream, path, codec)

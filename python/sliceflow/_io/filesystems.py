@@ -121,7 +121,7 @@ def _bucket_settings(settings: Mapping[str, str], bucket: str) -> dict[str, str]
     return merged
 
 
-def s3_options(settings: Mapping[str, str], bucket: str = "") -> dict[str, Any]:
+def s3_options(settings: Mapping[str, str], bucket: str = "") -> dict[str, object]:
     """pyarrow ``S3FileSystem`` keyword arguments from Hadoop ``fs.s3a.*`` settings.
 
     >>> s3_options({"fs.s3a.endpoint": "127.0.0.1:9000", "fs.s3a.connection.ssl.enabled": "false",
@@ -130,7 +130,7 @@ def s3_options(settings: Mapping[str, str], bucket: str = "") -> dict[str, Any]:
 'force_virtual_addressing': False}
     """
     conf = _bucket_settings(settings, bucket)
-    out: dict[str, Any] = {}
+    out: dict[str, object] = {}
     for key, arg in (
         ("fs.s3a.access.key", "access_key"),
         ("fs.s3a.secret.key", "secret_key"),
@@ -171,7 +171,7 @@ def s3_options(settings: Mapping[str, str], bucket: str = "") -> dict[str, Any]:
             raise OptionError(f"fs.s3a.attempts.maximum: expected a count, got {attempts!r}")
         out["retry_strategy"] = pafs.AwsStandardS3RetryStrategy(max_attempts=int(attempts))
     if conf.get("fs.s3a.proxy.host"):
-        proxy: dict[str, Any] = {"scheme": "http", "host": conf["fs.s3a.proxy.host"]}
+        proxy: dict[str, object] = {"scheme": "http", "host": conf["fs.s3a.proxy.host"]}
         if conf.get("fs.s3a.proxy.port"):
             proxy["port"] = int(conf["fs.s3a.proxy.port"])
         for key in ("username", "password"):
@@ -181,7 +181,7 @@ def s3_options(settings: Mapping[str, str], bucket: str = "") -> dict[str, Any]:
     return out
 
 
-def gcs_options(settings: Mapping[str, str]) -> dict[str, Any]:
+def gcs_options(settings: Mapping[str, str]) -> dict[str, object]:
     """pyarrow ``GcsFileSystem`` keyword arguments from Hadoop ``fs.gs.*`` settings.
 
     >>> opts = gcs_options({"fs.gs.storage.root.url": "http://127.0.0.1:4443/",
@@ -189,7 +189,7 @@ def gcs_options(settings: Mapping[str, str]) -> dict[str, Any]:
     >>> opts["scheme"], opts["endpoint_override"], opts["anonymous"]
     ('http', '127.0.0.1:4443', True)
     """
-    out: dict[str, Any] = {"retry_time_limit": datetime.timedelta(seconds=GCS_RETRY_SECONDS)}
+    out: dict[str, object] = {"retry_time_limit": datetime.timedelta(seconds=GCS_RETRY_SECONDS)}
     if settings.get("fs.gs.auth.type", "").strip().upper() == "UNAUTHENTICATED":
         out["anonymous"] = True
     if settings.get("fs.gs.project.id"):
@@ -207,9 +207,9 @@ def gcs_options(settings: Mapping[str, str]) -> dict[str, Any]:
     return out
 
 
-def _azure_options(settings: Mapping[str, str], host: str) -> dict[str, Any]:
+def _azure_options(settings: Mapping[str, str], host: str) -> dict[str, object]:
     account = host.split(".", 1)[0]
-    out: dict[str, Any] = {"account_name": account}
+    out: dict[str, object] = {"account_name": account}
     for key, arg in (
         (f"fs.azure.account.key.{host}", "account_key"),
         (f"fs.azure.sas.fixed.token.{host}", "sas_token"),

@@ -23,8 +23,9 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator, Mapping
-from typing import Any, BinaryIO, TypeAlias
+from collections.abc import Iterator
+from contextlib import closing
+from typing import TypeAlias
 
 import pyarrow as pa
 
@@ -32,8 +33,9 @@ from sliceflow._core import json as json_kernel
 from sliceflow._runtime.arrow_c_data import buffer_sizes, import_struct
 from sliceflow.errors import MalformedRecordError, OptionError, SchemaError
 from sliceflow.json.infer import infer_schema, schema_ddl
-from sliceflow.json.options import FileFormat, file_format, normalize
-from sliceflow.json.records import count_separators, separated_chunks, skip_file_bom, transcode
+from sliceflow.json.line_blocks import ReadableBytes, line_blocks
+from sliceflow.json.options import FileFormat, JsonOptions, file_format, normalize
+from sliceflow.json.records import count_separators, separated_chunks, transcode
 from sliceflow.json.schemas import SchemaLike, root_value_type, to_arrow_schema
 
 __all__ = [
@@ -80,7 +82,7 @@ class DecodeSession:
     def __init__(
         self,
         schema: SchemaLike,
-        options: Mapping[str, Any] | None,
+        options: JsonOptions | None,
         time_zone: str,
         *,
         file_source: bool = False,
@@ -96,6 +98,8 @@ class DecodeSession:
         self.decoder = json_kernel.Decoder(self.schema.__arrow_c_schema__(), normalized)
 
     def feed(self, data: DocumentsLike) -> None:
+        """Decodes ``data``: an array of documents, or NDJSON bytes, read in place with no
+        slack after them (:mod:`sliceflow.json.line_blocks`)."""
         if isinstance(data, (bytes, bytearray, memoryview)):
             self.decoder.decode_lines(data)
             return
@@ -141,7 +145,7 @@ def decode(
     data: DocumentsLike,
     schema: SchemaLike,
     *,
-    options: Mapping[str, Any] | None = None,
+    options: JsonOptions | None = None,
     time_zone: str = "UTC",
 ) -> pa.RecordBatch:
     """Decodes JSON documents into a RecordBatch of ``schema``, as Spark's from_json does.
@@ -171,7 +175,7 @@ def decode_to_struct(
     data: pa.Array,
     schema: SchemaLike,
     *,
-    options: Mapping[str, Any] | None = None,
+    options: JsonOptions | None = None,
     time_zone: str = "UTC",
 ) -> pa.StructArray:
     """Like :func:`decode`, but returns the struct array itself (null documents: null structs)."""
@@ -180,34 +184,21 @@ def decode_to_struct(
     return session.finish_struct()
 
 
-def _read_through_line_end(f: BinaryIO, chunk: int = 1 << 16) -> bytes:
-    """Reads up to and including the next CR or LF (or to the end of the file).
-
-    ``readline`` of a binary file stops only at LF, so with CR line ends it would read on
-    into lines that belong to the next split.
-    """
-    parts = []
-    while block := f.read(chunk):
-        ends = [i for i in (block.find(b"\n"), block.find(b"\r")) if i >= 0]
-        if ends:
-            stop = min(ends)
-            parts.append(block[: stop + 1])
-            f.seek(stop + 1 - len(block), os.SEEK_CUR)
-            break
-        parts.append(block)
-    return b"".join(parts)
+def _opened(path: str | os.PathLike[str], stream: ReadableBytes | None) -> ReadableBytes:
+    """``stream``, or the local file ``path`` opened when there is none."""
+    return open(path, "rb") if stream is None else stream
 
 
 def iter_ndjson(
     path: str | os.PathLike[str],
     schema: SchemaLike,
     *,
-    options: Mapping[str, Any] | None = None,
+    options: JsonOptions | None = None,
     time_zone: str = "UTC",
     block_size: int = DEFAULT_BLOCK_SIZE,
     start: int = 0,
     end: int | None = None,
-    stream: Any = None,
+    stream: ReadableBytes | None = None,
 ) -> Iterator[pa.RecordBatch]:
     """Streams a JSON file as RecordBatches, holding about ``block_size`` bytes at a time,
     with the rows ``spark.read.json`` gives for the same file, schema and options.
@@ -246,64 +237,15 @@ def iter_ndjson(
         yield from _read_separated(session, path, layout, block_size, start, end, stream)
         return
 
-    def feed(view: memoryview, at: int) -> None:
-        _feed_naming_line(session, view, path, at, None, None, stream is None)
-
     if stream is None:
         size = os.path.getsize(path)
         end = size if end is None else min(end, size)
-    elif end is None:
-        end = sys.maxsize  # to the end of the stream
-    with open(path, "rb") if stream is None else stream as f:
-        pos = start
-        if start > 0:
-            # A line belongs to the split it starts in: skip the one straddling `start`.
-            f.seek(start - 1)
-            if f.read(1) not in (b"\n", b"\r"):
-                _read_through_line_end(f)
-            pos = f.tell()
-        else:
-            pos, f = skip_file_bom(f)
-        # One buffer for the whole split: the unfinished last line of a block moves to its
-        # front and the next block is read in after it, so the text is copied once (by the
-        # read) instead of once per concatenation and slice. It grows only for a line longer
-        # than a block.
-        buf = bytearray(block_size)
-        carry = 0  # bytes of an unfinished line at the front of buf
-        while pos < end:
-            buf_at = pos - carry  # the file offset of buf[0]
-            want = min(block_size, end - pos)
-            if len(buf) < carry + want:
-                buf.extend(bytes(carry + want - len(buf)))
-            with memoryview(buf) as view:
-                got = f.readinto(view[carry : carry + want])
-            if not got:
-                break
-            pos += got
-            filled = carry + got
-            if pos >= end:
-                if buf[filled - 1] not in (0x0A, 0x0D):
-                    tail = _read_through_line_end(f)  # the last line starting in the split
-                    buf[filled : filled + len(tail)] = tail
-                    filled += len(tail)
-                cut = filled
-            else:
-                # A CR is looked for only after the last LF: LF files have none, and a search
-                # over the whole block would read it a second time.
-                lf = buf.rfind(b"\n", 0, filled)
-                cut = max(lf, buf.rfind(b"\r", lf + 1, filled)) + 1
-                if cut == 0:
-                    carry = filled
-                    continue
-            with memoryview(buf) as view:
-                feed(view[:cut], buf_at)
-            buf[: filled - cut] = buf[cut:filled]
-            carry = filled - cut
-            if session.decoder.pending_rows:
-                yield session.finish()
-        if carry:
-            with memoryview(buf) as view:
-                feed(view[:carry], pos - carry)
+    with closing(_opened(path, stream)) as f:
+        for block in line_blocks(f, block_size, start=start, end=end):
+            with memoryview(block.buffer) as view:
+                _feed_naming_line(
+                    session, view[: block.size], path, block.offset, None, None, stream is None
+                )
             if session.decoder.pending_rows:
                 yield session.finish()
 
@@ -316,15 +258,15 @@ def _failed_line(
     sep: bytes | None,
     fed_sep: bytes | None,
 ) -> int:
-    """The line of the record that failed in ``data``, fed from file offset ``at``: the
-    separators in the file before ``at``, plus those in ``data`` (written with ``fed_sep``)
-    before the failed record. Counted only when a record has failed."""
-    head = bytes(data[: max(session.decoder.failed_offset, 0)])
+    """The line of the record that failed in ``data``, fed from file offset ``at``. Counted
+    only when a record has failed. ``fed_sep`` None: ``data`` is the file's own bytes, so the
+    line ends before the record are counted in the file (a CRLF split between two blocks
+    then counts once); else the separators in the file before ``at``, plus those in ``data``
+    (written with ``fed_sep``) before the failed record."""
+    failed = max(session.decoder.failed_offset, 0)
     if fed_sep is None:
-        before = head.count(b"\n") + head.count(b"\r") - head.count(b"\r\n")
-    else:
-        before = head.count(fed_sep)
-    return 1 + count_separators(path, at, sep) + before
+        return 1 + count_separators(path, at + failed, sep)
+    return 1 + count_separators(path, at, sep) + bytes(data[:failed]).count(fed_sep)
 
 
 def _feed_naming_line(
@@ -358,7 +300,7 @@ def _read_separated(
     block_size: int,
     start: int,
     end: int | None,
-    stream: Any = None,
+    stream: ReadableBytes | None = None,
 ) -> Iterator[pa.RecordBatch]:
     """Records cut at ``layout.line_sep`` (or CR / LF / CRLF in a transcoded file)."""
     sep = layout.line_sep
@@ -371,7 +313,7 @@ def _read_separated(
     elif end is None:
         end = sys.maxsize  # to the end of the stream
     utf8_sep = sep.decode(codec or "utf-8").encode("utf-8")
-    with open(path, "rb") if stream is None else stream as f:
+    with closing(_opened(path, stream)) as f:
         for at, chunk in separated_chunks(f, sep, start, end, block_size):
             data = chunk if codec in (None, "utf-8") else transcode(chunk, codec)
             _feed_naming_line(session, data, path, at, sep, utf8_sep, stream is None)
@@ -380,11 +322,14 @@ def _read_separated(
 
 
 def _read_whole_file(
-    session: DecodeSession, path: str | os.PathLike[str], layout: FileFormat, stream: Any = None
+    session: DecodeSession,
+    path: str | os.PathLike[str],
+    layout: FileFormat,
+    stream: ReadableBytes | None = None,
 ) -> Iterator[pa.RecordBatch]:
     """multiLine: the file is one record (a top-level array gives a row per element)."""
-    with open(path, "rb") if stream is None else stream as f:
-        data = f.read()
+    with closing(_opened(path, stream)) as f:
+        data = f.read() or b""
     if layout.encoding not in (None, "utf-8"):
         data = transcode(data, layout.encoding)
     try:
@@ -399,7 +344,7 @@ def read_ndjson(
     path: str | os.PathLike[str],
     schema: SchemaLike,
     *,
-    options: Mapping[str, Any] | None = None,
+    options: JsonOptions | None = None,
     time_zone: str = "UTC",
     block_size: int = DEFAULT_BLOCK_SIZE,
 ) -> pa.Table:

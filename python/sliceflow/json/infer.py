@@ -26,14 +26,45 @@ from collections import deque
 from collections.abc import Generator, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from contextlib import closing
-from typing import Any, cast
+from typing import Literal, TypeAlias, TypedDict, cast
 
 from sliceflow._core import json as json_kernel
 from sliceflow._io.codecs import is_splittable, open_input
 from sliceflow._io.filesystems import local_path
 from sliceflow.errors import OptionError, SchemaError
+from sliceflow.json.line_blocks import LineBlock, line_blocks, padded
+from sliceflow.json.options import JsonOptions, as_text
 
-__all__ = ["infer_schema", "schema_ddl"]
+__all__ = ["ArrayJson", "DataTypeJson", "FieldJson", "StructJson", "infer_schema", "schema_ddl"]
+
+
+class FieldJson(TypedDict):
+    """A field of Spark's JSON form of a StructType (``StructField.jsonValue()``)."""
+
+    name: str
+    type: DataTypeJson
+    nullable: bool
+    metadata: dict[str, object]
+
+
+class StructJson(TypedDict):
+    """Spark's JSON form of a StructType: what :func:`infer_schema` returns."""
+
+    type: Literal["struct"]
+    fields: list[FieldJson]
+
+
+class ArrayJson(TypedDict):
+    """Spark's JSON form of an ArrayType."""
+
+    type: Literal["array"]
+    elementType: DataTypeJson
+    containsNull: bool
+
+
+#: The types inference gives, in Spark's JSON form: a name (``"long"``, ``"decimal(20,0)"``),
+#: a struct or an array (inference never gives a map).
+DataTypeJson: TypeAlias = "str | StructJson | ArrayJson"
 
 _log = logging.getLogger("sliceflow.json")
 
@@ -41,8 +72,6 @@ _log = logging.getLogger("sliceflow.json")
 #: when it is parsed (2M bids in 2 files, 2 threads: 0.16 s with 2 MiB blocks, 0.22 s with
 #: 16 MiB), and split across the threads when a file has more than one.
 DEFAULT_BLOCK_SIZE = 2 << 20
-# simdjson reads up to 64 bytes past a line; the block buffer keeps that much slack.
-_PADDING = 64
 
 _BOOLEAN_OPTIONS = {
     name.lower(): name
@@ -66,14 +95,8 @@ _TEXT_OPTIONS = {
 }
 
 
-def _text(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
-
-
 def _normalize(
-    options: Mapping[str, Any] | None, time_zone: str, session: Mapping[str, str]
+    options: JsonOptions | None, time_zone: str, session: Mapping[str, str]
 ) -> tuple[dict[str, str], bool]:
     """Spark's option names (any case) in the C++ inference's form, and whether multiLine."""
     out: dict[str, str] = {"timeZone": time_zone}
@@ -81,7 +104,7 @@ def _normalize(
     multi_line = False
     for key, raw in (options or {}).items():
         lower = key.lower()
-        value = _text(raw)
+        value = as_text(raw)
         if lower in _BOOLEAN_OPTIONS:
             if value.lower() not in ("true", "false"):
                 raise OptionError(f"option {key!r} must be true or false, got {raw!r}")
@@ -121,20 +144,13 @@ def _normalize(
     return out, multi_line
 
 
-def _last_break(buf: bytearray, end: int) -> int:
-    """Where the text after the last line break before ``end`` starts (0: none). A \r is
-    looked for only after the last \n (a block rarely holds one: no second full scan)."""
-    newline = buf.rfind(b"\n", 0, end)
-    return max(newline, buf.rfind(b"\r", newline + 1, end)) + 1
-
-
 def _open(path: str, settings: Mapping[str, str] | None) -> io.RawIOBase:
     """A file's bytes: a plain local file opened directly (the fast path), any other file (a
     scheme, a compressed file) through :func:`sliceflow._io.codecs.open_input`."""
     local = local_path(path, settings)
     if local is not None and is_splittable(path):
         return open(local, "rb", buffering=0)
-    return cast(io.RawIOBase, open_input(path, settings))  # an io.RawIOBase underneath
+    return open_input(path, settings)
 
 
 def _buffer_size(f: io.RawIOBase, block_size: int) -> int:
@@ -149,49 +165,14 @@ def _buffer_size(f: io.RawIOBase, block_size: int) -> int:
 
 def _file_blocks(
     path: str, block_size: int, settings: Mapping[str, str] | None
-) -> Iterator[tuple[bytearray, int]]:
-    """A file as blocks of whole lines: (buffer, bytes used), with at least ``_PADDING``
-    readable bytes after them. A UTF-8 BOM at the start of the file reads as spaces (Hadoop's
-    line reader drops it). Two buffers take turns, so a block stays unchanged while the
-    next one is read (:func:`_read_ahead`); a line longer than the block grows them."""
+) -> Iterator[LineBlock]:
+    """A file as blocks of whole lines (:mod:`sliceflow.json.line_blocks`), on two buffers
+    taking turns, so a block stays unchanged while the next one is read (:func:`_read_ahead`)."""
     with _open(path, settings) as f:
-        size = _buffer_size(f, block_size)
-        buffers = [bytearray(size + _PADDING), bytearray(size + _PADDING)]
-        turn = 0
-        buf = buffers[0]
-        kept = 0  # the unfinished last line of the previous block, moved to the front
-        first = True
-        while True:
-            if kept == len(buf) - _PADDING:
-                buf.extend(bytes(len(buf)))
-            with memoryview(buf) as view:
-                n = f.readinto(view[kept : len(buf) - _PADDING]) or 0
-            end = kept + n
-            if first:
-                first = False
-                if buf.startswith(b"\xef\xbb\xbf") and end >= 3:
-                    buf[0:3] = b"   "
-            if n == 0:
-                if end:
-                    yield buf, end
-                return
-            cut = _last_break(buf, end)
-            if cut == end and buf[end - 1] == 0x0D:
-                cut = _last_break(buf, end - 1)  # the \n of a \r\n may come next
-            if cut == 0:
-                kept = end
-                continue
-            yield buf, cut
-            turn ^= 1
-            following = buffers[turn]
-            if len(following) < len(buf):
-                following.extend(bytes(len(buf) - len(following)))
-            following[: end - cut] = buf[cut:end]
-            buf = following
-            kept = end - cut
+        yield from line_blocks(f, _buffer_size(f, block_size), buffers=2)
 
 
-def _read_ahead(blocks: Iterator[tuple[bytearray, int]]) -> Iterator[tuple[bytearray, int]]:
+def _read_ahead(blocks: Iterator[LineBlock]) -> Iterator[LineBlock]:
     """``blocks`` with the next block read on a thread of its own while the caller infers the
     current one on several threads: reading a block is a copy from the page cache that would
     otherwise leave every core but one idle. The file's blocks must stay valid one step
@@ -206,19 +187,19 @@ def _read_ahead(blocks: Iterator[tuple[bytearray, int]]) -> Iterator[tuple[bytea
             # An early stop (an error in the caller): the read under way ends, then the file
             # is closed here rather than whenever the generator is collected.
             wait([pending])
-            cast(Generator[Any, None, None], blocks).close()
+            cast(Generator[LineBlock, None, None], blocks).close()
 
 
 def infer_schema(
     source: str | Sequence[str] | bytes | bytearray | memoryview,
     *,
-    options: Mapping[str, Any] | None = None,
+    options: JsonOptions | None = None,
     threads: int | None = None,
     time_zone: str = "UTC",
     session: Mapping[str, str] | None = None,
     block_size: int = DEFAULT_BLOCK_SIZE,
     settings: Mapping[str, str] | None = None,
-) -> dict[str, Any]:
+) -> StructJson:
     """Infers the schema ``spark.read.json`` infers for NDJSON ``source``: a file path, a list
     of file paths (the ``sliceflow.json`` data source lists folders as Spark does), or the
     text itself as bytes.
@@ -244,13 +225,11 @@ def infer_schema(
         raise ValueError(f"threads must be at least 1, got {count}")
     inference = json_kernel.SchemaInference(normalized)
     if isinstance(source, (bytes, bytearray, memoryview)):
-        text = bytes(source)
         if multi_line:
-            inference.add_document(text)
+            inference.add_document(bytes(source))
         else:
-            if text.startswith(b"\xef\xbb\xbf"):
-                text = text[3:]
-            inference.add_lines(text + bytes(_PADDING), len(text), count)
+            block = padded(source)
+            inference.add_lines(block.buffer, block.size, count)
     else:
         paths = [source] if isinstance(source, str) else list(source)
         if multi_line:
@@ -259,7 +238,7 @@ def infer_schema(
                     inference.add_document(f.read())
         else:
             inference = _infer_files(paths, normalized, count, block_size, settings)
-    result: dict[str, Any] = _json.loads(inference.schema_json())
+    result = cast(StructJson, _json.loads(inference.schema_json()))
     case_sensitive = normalized.get("caseSensitive", "false") == "true"
     _check_duplicates(result, case_sensitive)
     return result
@@ -272,19 +251,19 @@ def _infer_file(
     threads: int,
     block_size: int,
     settings: Mapping[str, str] | None,
-) -> Any:
+) -> json_kernel.SchemaInference:
     """One file's inference (lines numbered from 1 in FAILFAST's errors), on ``threads``
     threads; with more than one, the next block is read while the current one is inferred."""
     inference = json_kernel.SchemaInference(options, sample_seed=index)
-    blocks: Iterator[tuple[bytearray, int]] = _file_blocks(path, block_size, settings)
+    blocks = _file_blocks(path, block_size, settings)
     if threads > 1:
         blocks = _read_ahead(blocks)
     # Closed on the way out, an error's too: the file and the reading thread end here rather
     # than whenever the error's traceback lets the generator go.
-    with closing(cast(Generator[tuple[bytearray, int], None, None], blocks)):
-        for buf, used in blocks:
+    with closing(cast(Generator[LineBlock, None, None], blocks)):
+        for block in blocks:
             try:
-                inference.add_lines(buf, used, threads)
+                inference.add_lines(block.buffer, block.size, threads)
             except ValueError as e:
                 raise type(e)(f"{path}: {e}") from None
     return inference
@@ -296,7 +275,7 @@ def _infer_files(
     threads: int,
     block_size: int,
     settings: Mapping[str, str] | None,
-) -> Any:
+) -> json_kernel.SchemaInference:
     """The files' inferences merged in the files' order (so the schema does not depend on
     timing). Files are inferred on their own threads, each reading and parsing its own blocks
     (no step shared across threads per block); a list shorter than ``threads`` shares the rest
@@ -307,8 +286,8 @@ def _infer_files(
         return json_kernel.SchemaInference(options)
     workers = min(threads, len(paths))
     per_file = max(1, threads // len(paths))
-    total: Any = None
-    pending: deque[Future[Any]] = deque()
+    total: json_kernel.SchemaInference | None = None
+    pending: deque[Future[json_kernel.SchemaInference]] = deque()
 
     def merge_next() -> None:
         nonlocal total
@@ -332,10 +311,11 @@ def _infer_files(
             for future in pending:
                 future.cancel()
             raise
+    assert total is not None  # paths is not empty
     return total
 
 
-def _check_duplicates(t: Any, case_sensitive: bool) -> None:
+def _check_duplicates(t: DataTypeJson, case_sensitive: bool) -> None:
     """Spark's SchemaUtils.checkSchemaColumnNameDuplication: a name twice in one struct (at
     any depth; ignoring case unless case_sensitive) fails the read."""
     if isinstance(t, str):
@@ -360,7 +340,7 @@ def _quote(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 
 
-def _type_ddl(t: Any) -> str:
+def _type_ddl(t: DataTypeJson) -> str:
     if isinstance(t, str):
         simple = {"long": "BIGINT", "integer": "INT", "void": "VOID"}
         return simple.get(t, t.upper())
@@ -370,15 +350,15 @@ def _type_ddl(t: Any) -> str:
     return f"STRUCT<{inner}>"
 
 
-def _fields_ddl(fields: Iterable[Mapping[str, Any]]) -> str:
+def _fields_ddl(fields: Iterable[FieldJson]) -> str:
     return ", ".join(f"{_quote(f['name'])} {_type_ddl(f['type'])}" for f in fields)
 
 
-def schema_ddl(schema: Mapping[str, Any]) -> str:
+def schema_ddl(schema: Mapping[str, object]) -> str:
     """A schema from :func:`infer_schema` as Spark DDL (names in backticks).
 
     >>> schema_ddl({"type": "struct", "fields": [
     ...     {"name": "a", "type": "long", "nullable": True, "metadata": {}}]})
     '`a` BIGINT'
     """
-    return _fields_ddl(schema["fields"])
+    return _fields_ddl(cast("list[FieldJson]", schema["fields"]))

@@ -5,11 +5,17 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TypeAlias
 
 import pyarrow as pa
 
 from sliceflow.errors import OptionError
+
+#: An option's value as ``DataFrameReader.option`` takes it; it is read as text (``str``,
+#: booleans as ``true`` / ``false``).
+OptionValue: TypeAlias = str | bool | int | float | None
+#: Spark's JSON reader options (names in any case).
+JsonOptions: TypeAlias = Mapping[str, OptionValue]
 
 DEFAULT_CORRUPT_COLUMN = "_corrupt_record"
 
@@ -80,14 +86,14 @@ class FileFormat:
     line_sep: bytes | None = None
 
 
-def _option(options: Mapping[str, Any], *names: str) -> str | None:
+def _option(options: JsonOptions, *names: str) -> str | None:
     for key, value in options.items():
         if key.lower() in names:
-            return _as_text(value)
+            return as_text(value)
     return None
 
 
-def file_format(options: Mapping[str, Any] | None) -> FileFormat:
+def file_format(options: JsonOptions | None) -> FileFormat:
     """The record layout of ``spark.read.json`` options, refused where Spark refuses it.
 
     >>> file_format({"encoding": "UTF-16LE", "lineSep": "\\n"}).line_sep
@@ -123,14 +129,15 @@ def file_format(options: Mapping[str, Any] | None) -> FileFormat:
     return FileFormat(multi_line, codec, line_sep)
 
 
-def _as_text(value: Any) -> str:
+def as_text(value: OptionValue) -> str:
+    """An option's value as Spark reads it (``True`` -> ``true``)."""
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)
 
 
 def normalize(
-    options: Mapping[str, Any] | None,
+    options: JsonOptions | None,
     schema: pa.Schema,
     *,
     default_time_zone: str = "UTC",
@@ -157,7 +164,7 @@ def normalize(
     time_zone = default_time_zone
     for key, raw in (options or {}).items():
         lower = key.lower()
-        value = _as_text(raw)
+        value = as_text(raw)
         if lower == "mode":
             mode = value.upper()
             if mode == "DROPMALFORMED" and not file_source:

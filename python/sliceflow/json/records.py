@@ -13,13 +13,13 @@ text is scanned with ``bytes.find`` / ``rfind`` per block, never per row in Pyth
 from __future__ import annotations
 
 import codecs
-import io
 import os
 from collections.abc import Iterator
-from typing import Any, BinaryIO, cast
+
+from sliceflow.json.line_blocks import ReadableBytes, skip_file_bom
 
 
-def _first_record_start(f: BinaryIO, sep: bytes, start: int) -> int | None:
+def _first_record_start(f: ReadableBytes, sep: bytes, start: int) -> int | None:
     """The first record start at or after ``start`` (> 0): just past the first separator that
     ends at or after it; None if there is none (the split owns no record)."""
     back = max(start - len(sep), 0)  # the earliest separator whose end is >= start
@@ -37,51 +37,8 @@ def _first_record_start(f: BinaryIO, sep: bytes, start: int) -> int | None:
     return None
 
 
-class _Prefixed(io.RawIOBase):
-    """A stream that cannot seek, with bytes already read from it put back in front."""
-
-    def __init__(self, head: bytes, stream: BinaryIO) -> None:
-        self._head = head
-        self._stream = stream
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, b: Any) -> int:
-        with memoryview(b) as view:
-            if self._head:
-                n = min(len(view), len(self._head))
-                view[:n] = self._head[:n]
-                self._head = self._head[n:]
-                return n
-            return self._stream.readinto(view) or 0  # type: ignore[attr-defined]
-
-    def close(self) -> None:
-        try:
-            self._stream.close()
-        finally:
-            super().close()
-
-
-def skip_file_bom(f: BinaryIO) -> tuple[int, BinaryIO]:
-    """Hadoop's line reader drops a UTF-8 BOM at the very start of a file (before Jackson
-    sees the first line): reads past it. Returns the position after it (3 or 0) and the
-    stream to read on from: ``f`` itself, or, when ``f`` cannot seek back (a decompressing
-    stream) and holds no BOM, a wrapper that gives the bytes looked at first."""
-    if f.seekable():
-        f.seek(0)
-        if f.read(3) == codecs.BOM_UTF8:
-            return 3, f
-        f.seek(0)
-        return 0, f
-    head = f.read(3)
-    if head == codecs.BOM_UTF8:
-        return 3, f
-    return 0, cast(BinaryIO, _Prefixed(head, f))
-
-
 def separated_chunks(
-    f: BinaryIO, sep: bytes, start: int, end: int, block_size: int
+    f: ReadableBytes, sep: bytes, start: int, end: int, block_size: int
 ) -> Iterator[tuple[int, bytes]]:
     """Yields ``(file offset, chunk)``: runs of whole records (each with its separator, the
     last one of the file without) that start in ``[start, end)`` of the file ``f``."""

@@ -8,14 +8,20 @@ one the JSON decoder can fill.
 from __future__ import annotations
 
 import re
-from typing import Any, TypeAlias
+from typing import TYPE_CHECKING, TypeAlias, cast
 
 import pyarrow as pa
 
 from sliceflow._runtime.spark_types import JSON_SCALAR_TYPES, json_arrow_type, spark_type
 from sliceflow.errors import SchemaError
 
-SchemaLike: TypeAlias = str | pa.Schema | Any  # Any: pyspark.sql.types.StructType
+if TYPE_CHECKING:
+    from pyspark.sql.types import DataType, StructType
+
+#: A schema as the decoders take it: Spark DDL, a pyarrow schema, a pyspark ``StructType``, or
+#: a whole-document ARRAY / MAP (a pyarrow list or map type, a pyspark ``ArrayType`` /
+#: ``MapType``).
+SchemaLike: TypeAlias = "str | pa.Schema | pa.DataType | DataType"
 
 _SIMPLE_TYPES: dict[str, pa.DataType] = {
     "BOOLEAN": pa.bool_(),
@@ -264,7 +270,7 @@ def to_arrow_schema(schema: SchemaLike) -> pa.Schema:
     return result
 
 
-def resolve_schema(schema: SchemaLike) -> tuple[pa.Schema, Any]:
+def resolve_schema(schema: SchemaLike) -> tuple[pa.Schema, StructType]:
     """The Arrow schema sliceflow decodes into and the pyspark ``StructType`` it stands for.
 
     A DDL string is parsed by Spark itself when a session is active, so that the Spark side
@@ -282,4 +288,4 @@ def resolve_schema(schema: SchemaLike) -> tuple[pa.Schema, Any]:
             if isinstance(parsed, T.StructType):
                 return to_arrow_schema(parsed), parsed
     arrow_schema = to_arrow_schema(schema)
-    return arrow_schema, spark_type(pa.struct(list(arrow_schema)))
+    return arrow_schema, cast(T.StructType, spark_type(pa.struct(list(arrow_schema))))

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
 
 import pyarrow as pa
 from pyspark.sql import Column, SparkSession
@@ -13,6 +13,7 @@ from pyspark.sql.pandas.functions import arrow_udf
 
 from sliceflow._runtime.spark_types import json_arrow_type, spark_type
 from sliceflow.json import DecodeSession
+from sliceflow.json.options import JsonOptions
 from sliceflow.json.schemas import SchemaLike, resolve_schema, root_value_type
 from sliceflow.spark._runtime.memory_conf import apply_in_worker
 from sliceflow.spark._runtime.session_settings import SessionSettings
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
 def from_json(
     col: Column | str,
     schema: SchemaLike,
-    options: Mapping[str, Any] | None = None,
+    options: JsonOptions | None = None,
 ) -> Column:
     """Parses a column of JSON strings into a struct column, exactly as Spark's ``from_json``.
 
@@ -41,8 +42,8 @@ def from_json(
     """
     root_type = _root_value_spark_type(schema)
     if root_type is not None:
-        arrow_schema: Any = root_type
-        spark_schema: Any = root_type
+        arrow_schema: SchemaLike = root_type
+        spark_schema: T.DataType = root_type
     else:
         arrow_schema, spark_schema = resolve_schema(schema)
     settings = SessionSettings.read()
@@ -84,7 +85,7 @@ def from_json(
     return _arrow_iter_udf(decode_unique, unique)(checked).cast(spark_schema)
 
 
-def _unique_names(dtype: T.DataType) -> Any:
+def _unique_names(dtype: T.DataType) -> T.DataType:
     """``dtype`` with the fields of every struct renamed apart (``a``, ``a_2``, ...)."""
     if isinstance(dtype, T.StructType):
         seen: set[str] = set()

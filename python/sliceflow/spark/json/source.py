@@ -12,7 +12,6 @@ import json
 import logging
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import pyarrow as pa
 from pyspark.sql import SparkSession
@@ -30,6 +29,7 @@ from sliceflow._io.listing import FileEntry, list_files, partition_fields
 from sliceflow._io.partitions import column_arrays
 from sliceflow._runtime.spark_types import spark_type
 from sliceflow.errors import FileReadError, SchemaError
+from sliceflow.json.line_blocks import ReadableBytes
 from sliceflow.json.options import normalize
 from sliceflow.json.schemas import resolve_schema
 from sliceflow.spark._runtime.memory_conf import apply_in_worker
@@ -169,7 +169,7 @@ class JsonDataSourceReader(DataSourceReader):
         if self.split_bytes <= 0:
             raise ValueError(f"maxPartitionBytes must be positive, got {split!r}")
 
-    def __getstate__(self) -> dict[str, Any]:
+    def __getstate__(self) -> dict[str, object]:
         state = dict(self.__dict__)
         state["listing"] = None
         return state
@@ -224,7 +224,7 @@ class JsonDataSourceReader(DataSourceReader):
         fields = [f for f in self.arrow_schema if f.name.lower() in columns]
         data_schema = pa.schema([f for f in self.arrow_schema if f.name.lower() not in columns])
         local = local_path(split.path, self.settings)
-        stream: Any = None
+        stream: ReadableBytes | None = None
         end = split.end
         if not is_splittable(split.path):  # compressed: the whole file, whatever the split says
             stream = open_input(split.path, self.settings)
@@ -313,7 +313,7 @@ class JsonDataSource(DataSource):
             self.session_defaults.get("partitionColumnTypeInference", "true").lower() == "true"
         )
         return _with_partition_columns(
-            StructType.fromJson(inferred), entries, type_inference, time_zone
+            StructType.fromJson(dict(inferred)), entries, type_inference, time_zone
         )
 
     #: Session settings captured by :func:`register`: Spark plans Python data sources in a

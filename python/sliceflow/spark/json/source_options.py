@@ -8,7 +8,6 @@ streaming reader.
 from __future__ import annotations
 
 import re
-from typing import Any
 
 __all__ = ["parse_bytes", "parse_time_ms", "pop_option"]
 
@@ -47,7 +46,7 @@ def pop_option(options: dict[str, str], name: str) -> str | None:
     return None
 
 
-def parse_bytes(value: Any) -> int:
+def parse_bytes(value: str | int) -> int:
     """A byte size such as ``128m`` or ``1gb`` (binary units; no unit: bytes).
 
     >>> parse_bytes("128m"), parse_bytes(4096)

@@ -32,7 +32,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import pyarrow as pa
 from pyspark.sql.datasource import DataSourceStreamReader, InputPartition
@@ -86,7 +86,7 @@ def _flag(options: dict[str, str], name: str) -> bool:
     return value.strip().lower() == "true"
 
 
-def _positive(options: dict[str, str], name: str, parse: Any) -> int | None:
+def _positive(options: dict[str, str], name: str, parse: Callable[[str], int]) -> int | None:
     value = pop_option(options, name)
     if value is None:
         return None
@@ -101,18 +101,22 @@ def _positive(options: dict[str, str], name: str, parse: Any) -> int | None:
     return number
 
 
+_Number = TypeVar("_Number", int, float)
+
+
 def _number(
     options: dict[str, str],
     name: str,
-    kind: Callable[[str], Any],
+    kind: Callable[[str], _Number],
     low: float,
     high: float | None,
-    default: Any,
-) -> Any:
+    default: _Number,
+) -> _Number:
     """An option that must be a number of type ``kind`` in [low, high]; ``default`` if absent."""
     value = pop_option(options, name)
     if value is None:
         return default
+    number: _Number | None
     try:
         number = kind(value.strip())
     except ValueError:
