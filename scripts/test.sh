@@ -115,6 +115,14 @@ if [ $# = 0 ]; then
   bash scripts/stubs.sh --check
   bash scripts/sanitize.sh
 fi
-# The package source lives in python/, so the tests import the installed build. Every tier
-# (`-m ""` replaces the fast-tier filter of pyproject.toml's addopts); the 30 slowest in the log.
-.venv/bin/python -m pytest tests -m "" --durations=30 "$@"
+# The package source lives in python/, so the tests import the installed build. Every tier:
+# the fast one (pyproject.toml's addopts) on every core (pytest-xdist: its tests are CPU-bound
+# and share nothing), then the Spark, Flink, cluster, Connect and slow tiers in one process
+# (one SparkSession for them all); the 30 slowest of each in the log.
+if [ $# = 0 ]; then
+  .venv/bin/python -m pytest tests -n auto --durations=30
+  .venv/bin/python -m pytest tests -m "spark or flink or cluster or connect or slow" \
+    --durations=30
+else
+  .venv/bin/python -m pytest tests -m "" --durations=30 "$@"
+fi
