@@ -1,22 +1,31 @@
 #!/usr/bin/env bash
 # The C++ core under ASan+UBSan: bounded libFuzzer runs of the JSON decoder, JSON schema
 # inference, the window kernel (batch and streaming steps), the changelog kernel, the
-# deduplicate kernel, Arrow input validation (forged C Data Interface structs) and the state
-# format (forged or damaged state values), then the decoder's, schema inference's, the window,
+# deduplicate kernel, the Top-N ranker (from its Arrow batch), Arrow input validation (forged C
+# Data Interface structs) and the state format (forged or damaged state values), then the decoder's, schema inference's, the window,
 # changelog and deduplicate kernels' Python tests against an extension built with the
 # sanitizers.
-#   FUZZ_SECONDS=600 bash scripts/sanitize.sh   # a longer fuzz run
+#
+# Fuzzing budget: FUZZ_SECONDS is the total over all the fuzzers (default 240), split evenly
+# between them (at least 1 s each); every run also stops an input that takes longer than
+# FUZZ_INPUT_TIMEOUT seconds (default 10: libFuzzer's -timeout), so that a hang fails with its
+# input saved instead of stalling CI.
+#   FUZZ_SECONDS=2400 bash scripts/sanitize.sh   # a longer fuzz run (5 min per fuzzer)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-FUZZ_SECONDS="${FUZZ_SECONDS:-60}"
+FUZZ_SECONDS="${FUZZ_SECONDS:-240}"
+FUZZ_INPUT_TIMEOUT="${FUZZ_INPUT_TIMEOUT:-10}"
+fuzzers=(fuzz_json_decode fuzz_window fuzz_changelog fuzz_dedup fuzz_arrow_input fuzz_state
+  fuzz_topn fuzz_json_infer)
+per_fuzzer=$((FUZZ_SECONDS / ${#fuzzers[@]}))
+if ((per_fuzzer < 1)); then per_fuzzer=1; fi
 build=build/sanitize
 mkdir -p "$build" "$build/corpus"
 
 if command -v clang++ >/dev/null 2>&1; then
   cmake -S . -B "$build/fuzz" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DSLICEFLOW_PYTHON=OFF -DSLICEFLOW_FUZZ=ON -DSLICEFLOW_SANITIZE=address,undefined >/dev/null
-  cmake --build "$build/fuzz" -j2 --target fuzz_json_decode fuzz_window fuzz_changelog \
-    fuzz_dedup fuzz_arrow_input fuzz_state fuzz_topn fuzz_json_infer >/dev/null
+  cmake --build "$build/fuzz" -j2 --target "${fuzzers[@]}" >/dev/null
   cp -n tests/data/fuzz_seeds/* "$build/corpus/" 2>/dev/null || true
   mkdir -p "$build/window_corpus" "$build/changelog_corpus" "$build/arrow_input_corpus" \
     "$build/state_corpus" "$build/topn_corpus"
@@ -24,11 +33,12 @@ if command -v clang++ >/dev/null 2>&1; then
   cp -n fuzz/corpus_arrow_input/* "$build/arrow_input_corpus/" 2>/dev/null || true
   cp -n fuzz/corpus_state/* "$build/state_corpus/" 2>/dev/null || true
   fuzz() {  # name, corpus, max_len
-    echo "fuzzing $1 for ${FUZZ_SECONDS}s"
-    if ! "$build/fuzz/$1" -max_total_time="$FUZZ_SECONDS" -max_len="$3" -print_final_stats=1 \
-        -artifact_prefix="$build/$1-" "$2" >"$build/$1.log" 2>&1; then
-      grep -A30 -E "ERROR|runtime error|deadly signal" "$build/$1.log" | head -60
-      echo "the fuzzer found a crash: $(ls "$build/$1"-crash-* 2>/dev/null)" >&2
+    echo "fuzzing $1 for ${per_fuzzer}s (of FUZZ_SECONDS=${FUZZ_SECONDS})"
+    if ! "$build/fuzz/$1" -max_total_time="$per_fuzzer" -timeout="$FUZZ_INPUT_TIMEOUT" \
+        -max_len="$3" -print_final_stats=1 -artifact_prefix="$build/$1-" "$2" \
+        >"$build/$1.log" 2>&1; then
+      grep -A30 -E "ERROR|runtime error|deadly signal|ALARM" "$build/$1.log" | head -60
+      echo "the fuzzer found a crash or a hang: $(ls "$build/$1"-{crash,timeout}-* 2>/dev/null)" >&2
       exit 1
     fi
     grep -E "^stat::(number_of_executed_units|peak_rss_mb)" "$build/$1.log" || true
