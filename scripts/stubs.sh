@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Type stubs of the compiled module sliceflow._core: python/sliceflow/_core/*.pyi, one per
-# submodule (json, window, changelog, memory), written by pybind11-stubgen from the signatures
-# and docstrings the bindings declare, then import-sorted and formatted by ruff so that a
-# regeneration is byte-for-byte the same. The folder sits next to the extension module: Python
-# imports the .so (a folder without __init__.py never shadows a module file), type checkers
-# and editors read the .pyi, and the wheel ships both.
+# submodule (json, agg, window, changes, changelog, dedup, topn, memory, state), written by
+# pybind11-stubgen from the signatures and docstrings the bindings declare, then import-sorted
+# and formatted by ruff so that a regeneration is byte-for-byte the same. The folder sits next
+# to the extension module: Python imports the .so (a folder without __init__.py never shadows a
+# module file), type checkers and editors read the .pyi, and the wheel ships both.
 #
 #   bash scripts/stubs.sh          # regenerate python/sliceflow/_core/*.pyi
 #   bash scripts/stubs.sh --check  # fail, with a diff, when they differ from the built module
