@@ -1,3 +1,5 @@
+// The sliceflow._core module: makes one submodule per feature and hands it to its
+// register_*.cpp; nothing else.
 #include <pybind11/pybind11.h>
 
 #include "bindings/register.h"

@@ -1,3 +1,4 @@
+// The register_* functions module.cpp calls, one per feature (cpp/bindings/register_*.cpp).
 #pragma once
 
 #include <pybind11/pybind11.h>

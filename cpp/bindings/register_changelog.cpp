@@ -1,3 +1,5 @@
+// sliceflow._core.changelog: declares the changelog encoder and aggregator
+// (cpp/changelog/) to Python; no logic of its own.
 #include <pybind11/pybind11.h>
 
 #include <memory>

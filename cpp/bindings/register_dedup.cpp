@@ -1,3 +1,5 @@
+// sliceflow._core.dedup: declares the deduplicator and the append-only FirstSeen kernel
+// (cpp/dedup/) to Python; no logic of its own.
 #include <pybind11/pybind11.h>
 
 #include <cstdint>

@@ -1,3 +1,5 @@
+// sliceflow._core.json: declares the JSON decoder (cpp/json/decoder.h) and its
+// MalformedRecordError to Python; no logic of its own.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 

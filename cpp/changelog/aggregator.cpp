@@ -1,3 +1,5 @@
+// The changelog global phase (see aggregator.h, docs/changelog-kernel.md): per-key state from
+// delta rows, net changes per bundle, the state payload. O(aggregates) amortized per delta row.
 #include "changelog/aggregator.h"
 
 #include <stdexcept>

@@ -1,3 +1,6 @@
+// The changelog local phase (see encoder.h): input rows to signed delta rows, one per row or
+// folded per key; the op column is read with changes/change_kind.h. O(aggregates) amortized
+// per row.
 #include "changelog/encoder.h"
 
 #include <algorithm>

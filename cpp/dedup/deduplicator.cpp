@@ -1,3 +1,5 @@
+// Deduplication over whole batches (see deduplicator.h); the op column is read with
+// changes/change_kind.h, emitted changes counted with changes/change_counts.h.
 #include "dedup/deduplicator.h"
 
 #include <algorithm>

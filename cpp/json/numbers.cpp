@@ -1,3 +1,5 @@
+// Number conversions with Jackson's and Spark's results (see numbers.h): integer, double,
+// float and decimal parsing, and Java 17's Double.toString.
 #include "json/numbers.h"
 
 #include <algorithm>

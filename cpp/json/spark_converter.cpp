@@ -1,3 +1,5 @@
+// Spark's JacksonParser, token for token (see spark_converter.h); the Java-text helpers it
+// uses are java_text.h's.
 #include "json/spark_converter.h"
 
 #include <cmath>

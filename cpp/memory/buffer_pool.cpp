@@ -1,3 +1,4 @@
+// The process-wide cache of large freed byte buffers (see buffer_pool.h).
 #include "memory/buffer_pool.h"
 
 #include <cstdlib>

@@ -1,3 +1,4 @@
+// The process-wide cache of freed huge-page blocks (see huge_pages.h).
 #include "memory/huge_pages.h"
 
 namespace sliceflow::memory {

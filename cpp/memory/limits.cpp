@@ -1,3 +1,5 @@
+// The run-time limits of the caches of freed memory, by name and from the environment (see
+// limits.h).
 #include "memory/limits.h"
 
 #include <cstdlib>

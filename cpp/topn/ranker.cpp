@@ -1,3 +1,5 @@
+// Top-N per key over encoded rows (see ranker.h): the Runner places rows, diffs each touched
+// key's top n per bundle and counts what it emits (changes/change_counts.h).
 #include "topn/ranker.h"
 
 #include <algorithm>
