@@ -1,5 +1,5 @@
 """Schema inference parses NDJSON lines with simdjson's parse_many, a batch of lines at a time
-(cpp/json/infer_lines.h), and must give exactly the schema, or the error, that parsing each
+(cpp/json/infer/infer_lines.h), and must give exactly the schema, or the error, that parsing each
 line on its own gives (the reading the Spark differential tests check). The texts are built
 from what tells the two apart: two values on one line, a value across lines, text before or
 after a value, blank lines, byte-order marks, every line end, malformed, over-long and deep

@@ -10,7 +10,7 @@ hold for every block either hands to ``sliceflow._core.json``:
 * **Slack.** Every block has at least :data:`PADDING` readable bytes after it in its buffer:
   simdjson reads up to ``SIMDJSON_PADDING`` (64) bytes past a document, and
   ``SchemaInference.add_lines(buffer, size)`` parses a batch in place only when they are
-  there (``cpp/json/infer_lines.h``; else line by line, slower). The buffer guarantees them:
+  there (``cpp/json/infer/infer_lines.h``; else line by line, slower). The buffer guarantees them:
   it is always :data:`PADDING` bytes longer than the text it takes in. ``Decoder.decode_lines``
   reads only the bytes it is given (its binding passes their length as the readable size), so
   the decoder gets ``buffer[:size]`` and needs no slack.
