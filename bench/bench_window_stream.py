@@ -378,10 +378,11 @@ def profile_steps(
     micro-batch for every piece of ``STEP_PIECES`` (the first micro-batch included), or None
     and why not (these are sliceflow internals: a version without them is skipped)."""
     try:
-        from sliceflow._runtime.state_format import open_value, seal, window_identity
+        from sliceflow._runtime.state_format import open_value, seal
         from sliceflow.spark._runtime.bucket_labels import bucket_labels
         from sliceflow.spark._runtime.bucket_rows import pack_rows, to_pandas
         from sliceflow.window.plan import build_plan
+        from sliceflow.window.plan import identity as window_identity
         from sliceflow.window.state import advance, fold, from_sections, rows_sections
     except ImportError as e:
         return None, f"sliceflow internals not found ({e})"
