@@ -76,15 +76,20 @@ else
   exit 1
 fi
 
-# Date/time parsing against Spark's answers (tests/data/datetime_cases.json), sanitized.
+# Date/time parsing against Spark's answers (tests/data/datetime_cases.json) and the JSON
+# option parser the binding and the fuzzer share, sanitized: the two programs compile side by
+# side (one core each), then run.
 g++ -std=c++17 -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
   -fno-omit-frame-pointer -Icpp cpp/json/datetime/*.cpp tests/cpp/test_datetime.cpp -lsimdjson \
-  -o "$build/test_datetime"
-ASAN_OPTIONS=detect_leaks=1 "$build/test_datetime" tests/data/datetime_cases.json | tail -3
-# The JSON option parser the binding and the fuzzer share, sanitized.
+  -o "$build/test_datetime" &
+datetime_build=$!
 g++ -std=c++17 -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
   -fno-omit-frame-pointer -Icpp cpp/json/options.cpp cpp/json/datetime/*.cpp \
-  tests/cpp/test_json_options.cpp -o "$build/test_json_options"
+  tests/cpp/test_json_options.cpp -o "$build/test_json_options" &
+options_build=$!
+wait "$datetime_build"
+wait "$options_build"
+ASAN_OPTIONS=detect_leaks=1 "$build/test_datetime" tests/data/datetime_cases.json | tail -3
 ASAN_OPTIONS=detect_leaks=1 "$build/test_json_options"
 
 # The decoder's and schema inference's Python tests with an ASan+UBSan build of the
@@ -100,7 +105,7 @@ ubsan=$(g++ -print-file-name=libubsan.so)
 root=$PWD
 (cd "$build" && PYTHONPATH="$root/$build/site" LD_PRELOAD="$asan:$ubsan" \
   ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-  "$root/.venv/bin/python" -m pytest -q -p no:cacheprovider "$root/tests/json/test_json_decode.py" \
+  "$root/.venv/bin/python" -m pytest -q -p no:cacheprovider -n 2 "$root/tests/json/test_json_decode.py" \
   "$root/tests/json/test_fast_path.py" "$root/tests/window/test_window_kernel.py" \
   "$root/tests/window/test_window_stream_steps.py" "$root/tests/changelog/test_changelog_kernel.py" \
   "$root/tests/dedup/test_dedup_kernel.py" "$root/tests/runtime/test_untrusted_input.py" \
