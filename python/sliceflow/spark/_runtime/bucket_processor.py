@@ -37,7 +37,11 @@ from pyspark.sql.streaming.stateful_processor import StatefulProcessor, Stateful
 
 from sliceflow._runtime.state_format import Identity, open_value, seal
 from sliceflow.spark._runtime.bucket_rows import to_pandas, unpack
+from sliceflow.spark._runtime.driver_worker import quiet_driver_worker
 from sliceflow.spark._runtime.tasks import TaskContext
+
+# PySpark's driver worker prints its progress to the console; this import runs in it.
+quiet_driver_worker()
 
 __all__ = ["STATE_SCHEMA", "BucketCall", "BucketProcessor", "process_buckets"]
 
@@ -108,7 +112,12 @@ class BucketProcessor(StatefulProcessor):
 
     def load(self, name: str, sections: int) -> list[bytes] | None:
         """The payload sections of the bucket's value ``name``; None when it has none."""
-        value = self._states[name].get()  # one call: None when there is no value
+        state = self._states[name]
+        # exists() first: Spark's state server logs a warning for every get() of an empty
+        # value ("Value state ... doesn't contain a value"), a line per bucket and batch.
+        if not state.exists():
+            return None
+        value = state.get()
         if value is None:
             return None
         return open_value(self.operator, self._identity, bytes(value[0]), sections)
