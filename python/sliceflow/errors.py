@@ -47,6 +47,11 @@ if SliceflowError not in MalformedRecordError.__mro__:
     # tuple of the same layout. ValueError stays first, so the method resolution order is
     # MalformedRecordError, ValueError, SliceflowError, Exception.
     MalformedRecordError.__bases__ = (ValueError, SliceflowError)
+# The extension's class has no docstring of its own (help() and the API reference read this).
+MalformedRecordError.__doc__ = """A malformed JSON document in FAILFAST mode: Spark's
+``MALFORMED_RECORD_IN_PARSING`` error, with the record's text (and, from the data source, the
+file and line). Made by the C++ extension (``sliceflow._core.json``); a ``ValueError`` and a
+:class:`SliceflowError`."""
 
 
 class FileReadError(SliceflowError, OSError):

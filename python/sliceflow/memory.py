@@ -61,7 +61,7 @@ __all__ = [
 #: Cache name -> the core's name for it.
 _CACHES = {"buffer_cache": "buffers", "huge_page_cache": "huge_pages"}
 
-#: The limits by name: (cache, "bytes" or "blocks", environment variable, Spark conf).
+#: The limits by name, each as (cache, "bytes" or "blocks", environment variable, Spark conf).
 LIMITS: dict[str, tuple[str, str, str, str]] = {
     "buffer_cache_bytes": (
         "buffer_cache",

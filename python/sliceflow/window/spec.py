@@ -77,28 +77,28 @@ class WindowSpec:
 
     @property
     def step(self) -> int:
-        """Cumulate: the step (µs); the same as ``slide``."""
+        """The step of a cumulate window (µs); the same as ``slide``."""
         return self.slide
 
     @property
     def max_size(self) -> int:
-        """Cumulate: the max window size (µs); the same as ``size``."""
+        """The max window size of a cumulate window (µs); the same as ``size``."""
         return self.size
 
     @property
     def period(self) -> int:
-        """The alignment period: only ``offset mod period`` matters (tumble: size; hop: slide;
-        cumulate: max_size)."""
+        """The alignment period (a tumble or cumulate window's size, a hop window's slide); only
+        ``offset mod period`` matters."""
         return self.slide if self.kind == "hop" else self.size
 
     @property
     def normalized_offset(self) -> int:
-        """``offset`` reduced to ``[0, period)``: the same windows."""
+        """``offset`` reduced to ``[0, period)``, which gives the same windows."""
         return self.offset % self.period
 
     @property
     def slice_size(self) -> int:
-        """The length of the slices windows are made of (hop: gcd(size, slide))."""
+        """The length of the slices windows are made of (for hop, the gcd of size and slide)."""
         return math.gcd(self.size, self.slide) if self.kind == "hop" else self.slide
 
 

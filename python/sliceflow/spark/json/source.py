@@ -316,8 +316,8 @@ class JsonDataSource(DataSource):
             StructType.fromJson(dict(inferred)), entries, type_inference, time_zone
         )
 
-    #: Session settings captured by :func:`register`: Spark plans Python data sources in a
-    #: worker process, where the driver's session is out of reach.
+    #: Session settings captured by :func:`register`, since Spark plans Python data sources in
+    #: a worker process, where the driver's session is out of reach.
     session_defaults: dict[str, str] = {}
     #: The session's ``spark.sliceflow.memory.*`` settings, captured by :func:`register` too.
     memory_limits: dict[str, str] = {}
