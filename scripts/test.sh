@@ -113,6 +113,7 @@ if [ $# = 0 ]; then
   bash scripts/format.sh --check  # ruff format and clang-format (pinned in the test extra)
   bash scripts/typecheck.sh  # mypy, strict, on python/sliceflow (pyproject.toml [tool.mypy])
   bash scripts/stubs.sh --check
+  bash scripts/docs.sh  # the API reference (Sphinx, warnings are errors)
   bash scripts/sanitize.sh
 fi
 # The package source lives in python/, so the tests import the installed build. Every tier:
