@@ -14,8 +14,9 @@
 # sources differ from the last install: a hash of cpp/, python/, CMakeLists.txt,
 # pyproject.toml and the interpreter's version is kept in the environment
 # (.sliceflow-install, with what was installed), and a re-run with nothing changed takes about
-# a second. apt's and pip's output go to build/setup.log (build/setup-min.log for
-# --min-versions); on failure its tail is printed.
+# a second. Progress lines say what is being installed or built and about how long it takes;
+# apt's and pip's output go to a log per run (build/setup.log points at the newest,
+# build/setup-min.log for --min-versions); on failure its tail is printed.
 #
 # --min-versions reads the bounds from pyproject.toml, so the tested versions are the
 # declared ones: Python = requires-python's lower bound (found as pythonX.Y on the PATH or
@@ -36,11 +37,22 @@ case "${1:-}" in
   *) echo "usage: bash scripts/setup.sh [--demo | --system | --min-versions]" >&2; exit 2 ;;
 esac
 
-mkdir -p build
-log=build/setup.log
-[ "$mode" = min ] && log=build/setup-min.log
+# One log per run, build/logs/setup[-min|-system]-<time>-<pid>.log (the 20 newest of each are
+# kept), and build/setup.log (build/setup-min.log, build/setup-system.log) pointing at the
+# newest.
+mkdir -p build/logs
+name=setup
+[ "$mode" = min ] && name=setup-min
+[ "$mode" = system ] && name=setup-system
+log=build/logs/$name-$(date +%Y%m%d-%H%M%S)-$$.log
 : >"$log"
+ln -sfn "logs/$(basename "$log")" "build/$name.log"
+# shellcheck disable=SC2012
+ls -1t build/logs/"$name"-*.log 2>/dev/null | tail -n +21 | xargs -r rm -f
 start=$SECONDS
+say() {  # a progress line: what is being done, roughly how long it takes
+  echo "set-up: $*"
+}
 fail() {
   echo "set-up failed: $1 (last lines of $log below)" >&2
   tail -n 40 "$log" >&2
@@ -63,6 +75,7 @@ if [ ${#need_apt[@]} -gt 0 ]; then
   SUDO=""
   [ "$(id -u)" = 0 ] || SUDO=sudo
   echo "apt-get install ${need_apt[*]}" >>"$log"
+  say "apt-get install ${need_apt[*]} (about a minute; log: $log)"
   { $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq \
       "${need_apt[@]}"; } >>"$log" 2>&1 || fail "apt-get install ${need_apt[*]}"
   did+=("apt: ${need_apt[*]}")
@@ -173,6 +186,14 @@ if [ "$installed" = "$hash $what" ] || { [ "$mode" = demo ] && [ "$installed" = 
 fi
 rm -f "$stamp"
 echo "pip install $what" >>"$log"
+if [ -n "$installed" ]; then
+  say "the sources changed since the last install: rebuilding sliceflow's C++ core" \
+    "(about 1 to 4 minutes on 2 cores, incremental) and installing $what into $venv" \
+    "(log: $log)"
+else
+  say "building sliceflow's C++ core and installing $what with its dependencies into $venv" \
+    "(about 4 to 6 minutes on 2 cores, most of it compiling; log: $log)"
+fi
 # shellcheck disable=SC2086
 "$venv/bin/python" -m pip install $what >>"$log" 2>&1 || fail "pip install $what"
 echo "$hash $what" >"$stamp"
