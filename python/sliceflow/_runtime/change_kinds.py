@@ -35,6 +35,7 @@ __all__ = [
     "names_of",
     "not_a_kind",
     "op_type_error",
+    "shown_value",
 ]
 
 #: The change kinds, in the order of their codes.
@@ -45,12 +46,19 @@ INSERT, UPDATE_BEFORE, UPDATE_AFTER, DELETE = range(4)
 _NAMES = pa.array(CHANGE_KINDS, pa.string())
 
 
+def shown_value(value: Any) -> str:
+    """A row's value as an error message shows it: strings quoted and cut at 40 characters,
+    null as ``null``."""
+    if isinstance(value, str):
+        return repr(value if len(value) <= 40 else value[:40] + "…")
+    return "null" if value is None else str(value)
+
+
 def not_a_kind(op_col: str, value: Any) -> str:
     """The message for an op value that is no change kind (cut at 40 characters)."""
-    shown = value if not isinstance(value, str) or len(value) <= 40 else value[:40] + "…"
     return (
-        f"op column {op_col!r} holds {shown!r}, which is not a change kind: expected "
-        "+I, -U, +U or -D (null: +I)"
+        f"op column {op_col!r} holds {shown_value(value)}, which is not a change kind: "
+        "expected +I, -U, +U or -D (null: +I)"
     )
 
 

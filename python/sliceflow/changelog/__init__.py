@@ -18,14 +18,14 @@ each key's net change per bundle. The semantics are in docs/changelog-kernel.md.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, MutableMapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
 from sliceflow._core import changelog as changelog_kernel
 from sliceflow._core.changes import NotAChangeKindError
 from sliceflow._runtime.arrow_c_data import with_user_columns
-from sliceflow._runtime.change_kinds import not_a_kind
+from sliceflow._runtime.change_kinds import not_a_kind, shown_value
 from sliceflow._runtime.kernels import MAX_OUTPUT_ROWS, add_batch, add_stats, conform, drain
 from sliceflow._runtime.micro_batches import micro_batches
 from sliceflow.aggregates import AggSpec
@@ -65,13 +65,6 @@ def encode(
         add_stats(stats, enc.stats())
 
 
-def _shown(value: Any) -> str:
-    """A value of a row as an error message shows it (strings quoted, cut at 40 characters)."""
-    if isinstance(value, str):
-        return repr(value if len(value) <= 40 else value[:40] + "…")
-    return "null" if value is None else str(value)
-
-
 def _bad_op_error(cp: ChangelogPlan, batch: pa.RecordBatch, first: int) -> ValueError:
     """The error for row ``first`` of ``batch`` (``cp.input_schema``'s columns, the user's
     names), whose op the kernel refused as no change kind, naming the op column and showing
@@ -80,7 +73,7 @@ def _bad_op_error(cp: ChangelogPlan, batch: pa.RecordBatch, first: int) -> Value
     column_index = cp.input_indices[cp.plan["op_column"]]
     name = cp.input_schema.field(column_index).name
     row = batch.slice(first, 1).to_pylist()[0]
-    shown = ", ".join(f"{k}={_shown(v)}" for k, v in row.items())
+    shown = ", ".join(f"{k}={shown_value(v)}" for k, v in row.items())
     return ValueError(f"{not_a_kind(name, row[name])}. The row: {{{shown}}}")
 
 
