@@ -29,8 +29,7 @@ from sliceflow.spark._runtime import emit_steps as window_outputs
 from sliceflow.spark._runtime.columns import quote
 from sliceflow.spark._runtime.emit_steps import EmitStep
 from sliceflow.spark._runtime.metrics import WindowMetrics
-from sliceflow.spark._runtime.recipe import OperatorCall, buckets_conf
-from sliceflow.spark._runtime.state_store import buckets_from_conf
+from sliceflow.spark._runtime.recipe import OperatorCall
 from sliceflow.spark.window import streaming as window_streaming
 from sliceflow.window.incremental import keep_changed
 from sliceflow.window.phases import global_phase, local_phase
@@ -230,8 +229,8 @@ def _check_watermark(df: DataFrame, time_col: str) -> None:
 def default_buckets(spark: SparkSession) -> int:
     """The bucket count of a streaming window_agg that does not give one: the Spark conf
     ``spark.sliceflow.window.buckets``, else ``min(16, spark.sql.shuffle.partitions)``."""
-    conf = buckets_from_conf(spark.conf, buckets_conf("window"))
-    return _default_buckets(spark) if conf is None else conf
+    call = OperatorCall.begin("window_agg", spark.range(0))
+    return call.buckets(None, "window", _default_buckets(spark))
 
 
 def _default_buckets(spark: SparkSession) -> int:
