@@ -14,13 +14,21 @@ function (:mod:`sliceflow.window` re-exports these names).
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, TypeAlias
+
+if TYPE_CHECKING:
+    from pyspark.sql import Column
 
 __all__ = [
     "AGG_FUNCTIONS",
     "AggSpec",
+    "ColumnArg",
+    "agg_name",
     "agg_specs",
+    "is_column_object",
     "avg",
     "count",
     "count_distinct",
@@ -34,6 +42,49 @@ __all__ = [
 #: Aggregate functions the kernels compute, by the name the plan uses.
 AGG_FUNCTIONS = ("count", "sum", "avg", "min", "max", "count_distinct", "first_value", "last_value")
 
+#: A column argument: a column name (every entry point; the ``sliceflow.spark`` ones also take
+#: nested fields, ``"repo.name"``) or a pyspark ``Column`` (the ``sliceflow.spark`` entry
+#: points only, which resolve it as ``DataFrame.groupBy`` does).
+ColumnArg: TypeAlias = "str | Column"
+
+#: How pyspark prints a Column: ``Column<'repo.name'>``.
+_PRINTED = re.compile(r"^Column<'(.*)'>$", re.S)
+
+
+def is_column_object(value: object) -> bool:
+    """Whether ``value`` is a pyspark Column (classic or Connect), told apart without
+    importing pyspark (this module does not need it).
+
+    >>> is_column_object("price")
+    False
+    """
+    return any(
+        t.__name__ == "Column" and t.__module__.startswith("pyspark.") for t in type(value).__mro__
+    )
+
+
+def _text(col: object) -> str:
+    """A column argument as an aggregate's default name shows it (a Column as pyspark prints it;
+    a Spark entry point names it as Spark does once it has resolved it)."""
+    if isinstance(col, str):
+        return col
+    m = _PRINTED.match(str(col))
+    return m.group(1) if m else str(col)
+
+
+def agg_name(fn: str, text: str | None) -> str:
+    """The default output name of aggregate ``fn`` over a column Spark shows as ``text``
+    (None: ``count(*)``), as Spark names the aggregate.
+
+    >>> agg_name("count_distinct", "bidder"), agg_name("sum", "repo.stars"), agg_name("count", None)
+    ('count(DISTINCT bidder)', 'sum(repo.stars)', 'count(1)')
+    """
+    if text is None:
+        return "count(1)"
+    if fn == "count_distinct":
+        return f"count(DISTINCT {text})"
+    return f"{fn}({text})"
+
 
 @dataclass(frozen=True)
 class AggSpec:
@@ -46,7 +97,7 @@ class AggSpec:
     """
 
     fn: str
-    col: str | None
+    col: ColumnArg | None
     name: str
 
     def __post_init__(self) -> None:
@@ -57,10 +108,10 @@ class AggSpec:
         # Checked as plain objects: a caller without a type checker may pass anything.
         col: object = self.col
         name: object = self.name
-        if col is not None and (not isinstance(col, str) or not col):
+        if col is not None and not (isinstance(col, str) and col) and not is_column_object(col):
             raise TypeError(
-                f"the argument of {self.fn} must be a column name (a non-empty str), "
-                f"not {self.col!r}"
+                f"the argument of {self.fn} must be a column name (a non-empty str) or a "
+                f"pyspark Column, not {self.col!r}"
             )
         if not isinstance(name, str) or not name:
             raise ValueError(f"an output name must be a non-empty string, not {self.name!r}")
@@ -92,24 +143,26 @@ def agg_specs(aggs: AggSpec | Iterable[AggSpec]) -> list[AggSpec]:
     return specs
 
 
-def _agg(fn: str, col: str, label: str | None = None) -> AggSpec:
-    if not isinstance(col, str):
-        raise TypeError(f"{fn} takes a column name (a str), not {type(col).__name__}")
-    return AggSpec(fn, col, f"{label or fn}({col})")
+def _agg(fn: str, col: ColumnArg) -> AggSpec:
+    if not isinstance(col, str) and not is_column_object(col):
+        raise TypeError(
+            f"{fn} takes a column name (a str) or a pyspark Column, not {type(col).__name__}"
+        )
+    return AggSpec(fn, col, agg_name(fn, _text(col)))
 
 
-def count(col: str | None = None) -> AggSpec:
+def count(col: ColumnArg | None = None) -> AggSpec:
     """Rows (``count()``, ``count("*")``: Spark's ``count(1)``) or non-null values of ``col``.
 
     >>> count().name, count("bidder").name
     ('count(1)', 'count(bidder)')
     """
-    if col is None or col == "*":
+    if col is None or (isinstance(col, str) and col == "*"):
         return AggSpec("count", None, "count(1)")
     return _agg("count", col)
 
 
-def sum(col: str) -> AggSpec:
+def sum(col: ColumnArg) -> AggSpec:
     """Sum of ``col``: BIGINT for integers (ANSI: overflow is an error), DOUBLE for floats,
     ``DECIMAL(min(38, p+10), s)`` for decimals; null when the window has no non-null value.
 
@@ -119,7 +172,7 @@ def sum(col: str) -> AggSpec:
     return _agg("sum", col)
 
 
-def avg(col: str) -> AggSpec:
+def avg(col: ColumnArg) -> AggSpec:
     """Mean of ``col``: DOUBLE, or ``DECIMAL(min(38, p+4), min(38, s+4))`` for decimals.
 
     >>> avg("price").name
@@ -128,7 +181,7 @@ def avg(col: str) -> AggSpec:
     return _agg("avg", col)
 
 
-def min(col: str) -> AggSpec:
+def min(col: ColumnArg) -> AggSpec:
     """Smallest value of ``col`` (its type; NaN is the largest float; strings bytewise).
 
     >>> min("price").name
@@ -137,7 +190,7 @@ def min(col: str) -> AggSpec:
     return _agg("min", col)
 
 
-def max(col: str) -> AggSpec:
+def max(col: ColumnArg) -> AggSpec:
     """Largest value of ``col`` (its type; NaN is the largest float; strings bytewise).
 
     >>> max("price").name
@@ -146,18 +199,16 @@ def max(col: str) -> AggSpec:
     return _agg("max", col)
 
 
-def count_distinct(col: str) -> AggSpec:
+def count_distinct(col: ColumnArg) -> AggSpec:
     """Number of distinct non-null values of ``col`` (0 when there are none).
 
     >>> count_distinct("bidder").name
     'count(DISTINCT bidder)'
     """
-    if not isinstance(col, str):
-        raise TypeError(f"count_distinct takes a column name (a str), not {type(col).__name__}")
-    return AggSpec("count_distinct", col, f"count(DISTINCT {col})")
+    return _agg("count_distinct", col)
 
 
-def first_value(col: str) -> AggSpec:
+def first_value(col: ColumnArg) -> AggSpec:
     """The non-null value of ``col`` with the smallest event time (ties: the smallest value).
 
     >>> first_value("price").name
@@ -166,7 +217,7 @@ def first_value(col: str) -> AggSpec:
     return _agg("first_value", col)
 
 
-def last_value(col: str) -> AggSpec:
+def last_value(col: ColumnArg) -> AggSpec:
     """The non-null value of ``col`` with the largest event time (ties: the largest value).
 
     >>> last_value("price").name

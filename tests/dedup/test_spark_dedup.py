@@ -251,7 +251,7 @@ def test_from_changelog_debezium_refuses_before_and_after_of_other_types(spark):
         "op STRING, before STRUCT<id: INT, v: STRUCT<x: INT>>, "
         "after STRUCT<id: INT, v: ARRAY<INT>>",
     )
-    with pytest.raises(ValueError, match=r"payload\.before\.v is STRUCT<X:INT> but"):
+    with pytest.raises(ValueError, match=r"payload\.before\.v is struct<x:int> but"):
         from_changelog(nested.select(F.struct("*").alias("payload")), format="debezium")
 
 

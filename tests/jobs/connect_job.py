@@ -51,6 +51,8 @@ QUERIES = (
     "dedup_batch",
     "dedup_stream",
     "from_changelog",
+    "columns_changelog",
+    "columns_topn",
 )
 
 
@@ -124,6 +126,21 @@ def run_queries(spark: SparkSession, data: str, out: str) -> dict[str, float]:
         F.lit(0).cast("bigint").alias("ts_ms"),
     )
     timed("from_changelog", sfs.from_changelog(envelopes, format="debezium").write.parquet)
+    # Columns as groupBy takes them: nested fields and the session's own Column objects.
+    nested = text.select(sfs.from_json("value", BID_DDL).alias("b"))
+    per_channel = sfs.changelog_agg(
+        nested,
+        by=[F.col("b.channel"), (F.col("b.auction") % 2).alias("parity")],
+        aggs=[W.count(), W.max(nested.b.price), W.sum("b.price").alias("total")],
+    )
+    timed("columns_changelog", per_channel.write.parquet)
+    top_by_column = sfs.topn(
+        bids,
+        2,
+        by=[bids.channel],
+        order_by=[F.desc(bids.price), bids["auction"], "bidder", "dateTime", "url"],
+    )
+    timed("columns_topn", top_by_column.write.parquet)
 
     # Streaming: the same files, one per micro-batch.
     stream = spark.readStream.schema("value STRING").option("maxFilesPerTrigger", 1).text(data)

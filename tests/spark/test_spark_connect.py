@@ -117,6 +117,10 @@ def test_connect_session_gives_the_classic_rows(spark, tmp_path):
         ops = {json.loads(r)["op"] for r in _rows(os.path.join(connect_out, query))[1]}
         assert {"+I", "-U", "+U"} <= ops, query
     assert counts["from_changelog"] == 2000  # c and r envelopes: one +I each
+    # Columns of the Connect session (F.col, df.x, df["x"]) and nested fields, named as
+    # groupBy names them.
+    names = _rows(os.path.join(connect_out, "columns_changelog"))[0].names
+    assert names == ["op", "channel", "parity", "count(1)", "max(b.price)", "total"]
 
     # Accumulators do not exist on Connect: the metrics objects say so, and where to look.
     for name in ("WindowMetrics", "ChangelogMetrics", "TopNMetrics", "DedupMetrics"):

@@ -109,7 +109,7 @@ def test_errors_name_the_column_or_option(spark):
         topn(df, 1, by="k", order_by="nope")
     with pytest.raises(ValueError, match="order_by column 'm' has type MAP"):
         topn(df, 1, by="k", order_by=F.desc("m"))
-    with pytest.raises(ValueError, match="must sort a column of the DataFrame by name"):
+    with pytest.raises(ValueError, match="must sort a column or a nested field"):
         topn(df, 1, by="k", order_by=(F.col("v") + 1).desc())
     with pytest.raises(TypeError, match="order_by takes column names or Column sort"):
         topn(df, 1, by="k", order_by=[3])

@@ -26,7 +26,9 @@ __all__ = [
     "carried_type",
     "check_key_type",
     "check_output_names",
+    "INTERNAL_PREFIX",
     "column_index",
+    "column_name",
     "core_schema",
     "grouping_columns",
     "is_comparable",
@@ -37,6 +39,7 @@ __all__ = [
     "plan_arguments",
     "positive_int",
     "result_type",
+    "visible_names",
 ]
 
 #: State-store buckets of a streaming operator that is given none (part of its checkpoint).
@@ -155,15 +158,37 @@ def _check_arg_type(agg: AggSpec, t: pa.DataType) -> None:
 # The parts of a plan every operator builds the same way
 
 
-def column_index(schema: pa.Schema, name: str, role: str) -> int:
-    """The index of column ``name`` in ``schema``; errors name the ``role`` ("grouping
-    column") and the column: not a str, missing, or ambiguous."""
+#: The prefix of the columns sliceflow adds to a query (``__sliceflow_seq``, ...): never listed
+#: among the input's columns in an error.
+INTERNAL_PREFIX = "__sliceflow"
+
+
+def visible_names(schema: pa.Schema) -> list[str]:
+    """The names of ``schema``'s columns that a user sees (not sliceflow's own).
+
+    >>> visible_names(pa.schema([("id", pa.int64()), ("__sliceflow_seq", pa.int64())]))
+    ['id']
+    """
+    return [n for n in schema.names if not n.startswith(INTERNAL_PREFIX)]
+
+
+def column_name(name: object, role: str) -> str:
+    """``name`` if it is a str; a ``TypeError`` naming the ``role`` otherwise (the in-process
+    entry points take column names only)."""
     if not isinstance(name, str):
         raise TypeError(f"{role} must be given by column name (a str), not {type(name).__name__}")
+    return name
+
+
+def column_index(schema: pa.Schema, name: object, role: str) -> int:
+    """The index of column ``name`` in ``schema``; errors name the ``role`` ("grouping
+    column") and the column: not a str, missing, or ambiguous."""
+    name = column_name(name, role)
     indices = schema.get_all_field_indices(name)
     if not indices:
         raise ValueError(
-            f"{role} {name!r} is not a column of the input (columns: {', '.join(schema.names)})"
+            f"{role} {name!r} is not a column of the input "
+            f"(columns: {', '.join(visible_names(schema))})"
         )
     if len(indices) > 1:
         raise ValueError(f"{role} {name!r} is ambiguous: the input has {len(indices)} such columns")
@@ -230,13 +255,15 @@ def plan_arguments(
             plan_aggs.append({"fn": agg.fn, "arg": -1})
             arg_types.append(None)
             continue
-        i = column_index(schema, agg.col, f"aggregate {agg.name!r}: argument")
+        role = f"aggregate {agg.name!r}: argument"
+        col = column_name(agg.col, role)
+        i = column_index(schema, col, role)
         t = schema.field(i).type
         _check_arg_type(agg, t)
-        if agg.col not in arg_local:
-            arg_local[agg.col] = len(indices)
+        if col not in arg_local:
+            arg_local[col] = len(indices)
             indices.append(i)
-        plan_aggs.append({"fn": agg.fn, "arg": arg_local[agg.col]})
+        plan_aggs.append({"fn": agg.fn, "arg": arg_local[col]})
         arg_types.append(t)
     return plan_aggs, arg_types
 

@@ -14,6 +14,7 @@ import math
 from dataclasses import dataclass
 from typing import Literal
 
+from sliceflow.aggregates import ColumnArg, is_column_object
 from sliceflow.window.durations import DurationLike, format_duration, parse_duration
 
 __all__ = ["WindowKind", "WindowSpec", "cumulate", "hop", "tumble"]
@@ -34,7 +35,9 @@ class WindowSpec:
     """
 
     kind: WindowKind
-    time_col: str
+    #: The event-time column: a name (``sliceflow.spark.window_agg`` also takes a nested field
+    #: ``"event.ts"`` or a pyspark Column).
+    time_col: ColumnArg
     size: int
     slide: int
     offset: int = 0
@@ -43,8 +46,10 @@ class WindowSpec:
         if self.kind not in ("tumble", "hop", "cumulate"):
             raise ValueError(f"unknown window kind {self.kind!r} (tumble, hop or cumulate)")
         time_col: object = self.time_col  # a caller without a type checker may pass anything
-        if not isinstance(time_col, str) or not time_col:
-            raise TypeError(f"the time column must be a column name, not {self.time_col!r}")
+        if not (isinstance(time_col, str) and time_col) and not is_column_object(time_col):
+            raise TypeError(
+                f"the time column must be a column name or a pyspark Column, not {time_col!r}"
+            )
         for field in ("size", "slide", "offset"):
             value = getattr(self, field)
             if not isinstance(value, int) or isinstance(value, bool):
@@ -102,9 +107,12 @@ class WindowSpec:
         return math.gcd(self.size, self.slide) if self.kind == "hop" else self.slide
 
 
-def _check_time_col(ts: str) -> str:
-    if not isinstance(ts, str):
-        raise TypeError(f"the time column must be given by name (a str), not {type(ts).__name__}")
+def _check_time_col(ts: ColumnArg) -> ColumnArg:
+    if not isinstance(ts, str) and not is_column_object(ts):
+        raise TypeError(
+            "the time column must be given by name (a str) or as a pyspark Column, not "
+            f"{type(ts).__name__}"
+        )
     return ts
 
 
@@ -112,7 +120,7 @@ def _offset(offset: DurationLike | None) -> int:
     return 0 if offset is None else parse_duration(offset, "offset")
 
 
-def tumble(ts: str, size: DurationLike, offset: DurationLike | None = None) -> WindowSpec:
+def tumble(ts: ColumnArg, size: DurationLike, offset: DurationLike | None = None) -> WindowSpec:
     """Tumbling windows of ``size`` on the time column ``ts``: ``[offset + k·size, + size)``.
 
     Durations are Spark interval strings (``"5 minutes"``, ``"1 hour 30 minutes"``) or
@@ -126,7 +134,7 @@ def tumble(ts: str, size: DurationLike, offset: DurationLike | None = None) -> W
 
 
 def hop(
-    ts: str, size: DurationLike, slide: DurationLike, offset: DurationLike | None = None
+    ts: ColumnArg, size: DurationLike, slide: DurationLike, offset: DurationLike | None = None
 ) -> WindowSpec:
     """Hopping (sliding) windows of ``size`` every ``slide`` (``0 < slide <= size``).
 
@@ -146,7 +154,7 @@ def hop(
 
 
 def cumulate(
-    ts: str, step: DurationLike, max_size: DurationLike, offset: DurationLike | None = None
+    ts: ColumnArg, step: DurationLike, max_size: DurationLike, offset: DurationLike | None = None
 ) -> WindowSpec:
     """Cumulating windows (Flink's CUMULATE): cycles of ``max_size`` that grow by ``step``.
 

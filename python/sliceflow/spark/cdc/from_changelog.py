@@ -25,14 +25,17 @@ the query, as it does in Flink: the retraction it needs is not in the message.
 
 from __future__ import annotations
 
+import decimal
 from collections.abc import Mapping
+from typing import Any
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from sliceflow._runtime.change_kinds import CHANGE_KINDS
-from sliceflow.spark._runtime.columns import quote
+from sliceflow.aggregates import ColumnArg
+from sliceflow.spark._runtime.columns import quote, resolve_columns, shown, with_columns
 
 __all__ = ["from_changelog"]
 
@@ -46,8 +49,8 @@ def from_changelog(
     df: DataFrame,
     *,
     format: str | None = None,
-    op_col: str | None = None,
-    mapping: Mapping[str | None, str] | None = None,
+    op_col: ColumnArg | None = None,
+    mapping: Mapping[Any, str] | None = None,
 ) -> DataFrame:
     """CDC rows as a changelog: ``op`` (``+I``, ``-U``, ``+U``, ``-D``) then the row's columns.
 
@@ -57,10 +60,13 @@ def from_changelog(
             (columns ``before``, ``after``, ``op``, and others such as ``source`` and ``ts_ms``,
             which are dropped) or inside a struct column ``payload`` (the JSON converter with
             schemas). The output columns are the fields of ``after`` (``before`` has the same).
-        op_col: (without ``format``) the column that holds each row's change kind; the other
-            columns, in their order, are the row.
+        op_col: (without ``format``) the column that holds each row's change kind: a name, a
+            nested field (``"meta.op"``) or a pyspark Column (``F.col("kind")``, ``df.kind``);
+            the other columns, in their order, are the row (all of them when the op is a nested
+            field or an expression).
         mapping: with ``op_col``: the op column's values mapped to ``+I``/``-U``/``+U``/``-D``
-            (a ``None`` key maps a null op); ``None``: the column holds those four already.
+            (a ``None`` key maps a null op), its keys values of the column's type (``{1: "+I",
+            ...}`` for an INT column); ``None``: the column is a STRING column of those four.
             A value the mapping lacks fails the query with an error naming the column and the
             value.
 
@@ -92,6 +98,35 @@ def from_changelog(
 
 def _field_names(dt: T.DataType) -> list[str]:
     return [f.name for f in dt.fields] if isinstance(dt, T.StructType) else []
+
+
+def _type_clash(b: T.DataType, a: T.DataType, path: str) -> tuple[str, str, str] | None:
+    """The first place (a path of fields, ``[]`` for array elements, ``{}`` for map values)
+    where types ``b`` and ``a`` differ as Spark's ``array()`` tells types apart (nullability
+    aside), with the two types there; None when they are the same."""
+    if isinstance(b, T.StructType) and isinstance(a, T.StructType):
+        if [f.name for f in b.fields] == [f.name for f in a.fields]:
+            for fb, fa in zip(b.fields, a.fields, strict=True):
+                clash = _type_clash(fb.dataType, fa.dataType, f"{path}.{fb.name}")
+                if clash is not None:
+                    return clash
+            return None
+    elif isinstance(b, T.ArrayType) and isinstance(a, T.ArrayType):
+        return _type_clash(b.elementType, a.elementType, path + "[]")
+    elif isinstance(b, T.MapType) and isinstance(a, T.MapType):
+        return _type_clash(b.keyType, a.keyType, path + "{key}") or _type_clash(
+            b.valueType, a.valueType, path + "{}"
+        )
+    elif b == a:
+        return None
+    return path, _type_text(b), _type_text(a)
+
+
+def _type_text(dt: T.DataType) -> str:
+    """A type as an error shows it: ``INT``; a nested type as Spark prints it, so that its field
+    names keep their case (``struct<Id:int>``)."""
+    nested = isinstance(dt, (T.StructType, T.ArrayType, T.MapType))
+    return dt.simpleString() if nested else dt.simpleString().upper()
 
 
 def _debezium(df: DataFrame) -> DataFrame:
@@ -130,14 +165,20 @@ def _debezium(df: DataFrame) -> DataFrame:
             f"structs of the same columns: {before.simpleString()} vs {after.simpleString()}"
         )
     if isinstance(before, T.StructType):
-        for b, a in zip(before.fields, after.fields, strict=True):
-            if b.dataType.simpleString() != a.dataType.simpleString():
-                raise ValueError(
-                    f"from_changelog(format='debezium'): {prefix}before.{b.name} is "
-                    f"{b.dataType.simpleString().upper()} but {prefix}after.{a.name} is "
-                    f"{a.dataType.simpleString().upper()}: a row's columns have one type "
-                    "before and after a change (cast one of them first)"
-                )
+        clash = _type_clash(before, after, "")
+        if clash is not None:
+            path, b_type, a_type = clash
+            raise ValueError(
+                f"from_changelog(format='debezium'): {prefix}before{path} is {b_type} but "
+                f"{prefix}after{path} is {a_type}: a row's columns have one type before and "
+                "after a change (cast one of them first)"
+            )
+    repeated = sorted({n for n in _field_names(after) if _field_names(after).count(n) > 1})
+    if repeated:
+        raise ValueError(
+            f"from_changelog(format='debezium'): {prefix}after has the field(s) {repeated} more "
+            "than once; a row's columns need names of their own"
+        )
 
     def field(name: str) -> Column:
         return part.getField(name) if part is not None else F.col(quote(name))
@@ -216,22 +257,34 @@ def _debezium(df: DataFrame) -> DataFrame:
     return rows.select(F.col(_CHANGES).getField("op").alias("op"), *columns)
 
 
-def _mapped(df: DataFrame, op_col: str, mapping: Mapping[str | None, str] | None) -> DataFrame:
-    if not isinstance(op_col, str):
-        raise TypeError(f"op_col must be a column name (str), not {type(op_col).__name__}")
-    matches = [n for n in df.columns if n == op_col] or [
-        n for n in df.columns if n.lower() == op_col.lower()
-    ]
-    if len(matches) != 1:
-        raise ValueError(f"op column {op_col!r} is not a column of the DataFrame: {df.columns}")
-    name = matches[0]
-    dt = df.schema[name].dataType
+def _mapped(df: DataFrame, op_col: ColumnArg, mapping: Mapping[object, str] | None) -> DataFrame:
+    if not isinstance(op_col, (str, Column)):
+        raise TypeError(
+            f"op_col must be a column name or a pyspark Column, not {type(op_col).__name__}"
+        )
+    case_sensitive = str(df.sparkSession.conf.get("spark.sql.caseSensitive", "false")) == "true"
+    resolved = resolve_columns(df, [op_col], case_sensitive, "from_changelog")
+    name = resolved.names[0]
+    frame = with_columns(df, resolved.added)
+    if name not in frame.columns:
+        raise ValueError(
+            f"from_changelog: op column {shown(op_col)!r} is not a column of the DataFrame "
+            f"(columns: {', '.join(df.columns)})"
+        )
+    dt = frame.schema[name].dataType
+    type_name = dt.simpleString().upper()
     if mapping is None:
         mapping = {kind: kind for kind in CHANGE_KINDS}
         if not isinstance(dt, T.StringType):
+            example = (
+                "{1: '+I', 2: '-U', 3: '+U', 4: '-D'}"
+                if isinstance(dt, T.IntegralType)
+                else "{<value>: '+I', <value>: '-U', <value>: '+U', <value>: '-D'}"
+            )
             raise ValueError(
-                f"op column {name!r} must be a STRING column of +I, -U, +U, -D (or pass a "
-                f"mapping), not {dt.simpleString()}"
+                f"from_changelog: op column {shown(op_col)!r} has type {type_name}; without a "
+                "mapping it must be a STRING column of +I, -U, +U, -D. Pass mapping= with its "
+                f"values, e.g. mapping={example}"
             )
     given: object = mapping
     if not isinstance(given, Mapping) or not given:
@@ -242,6 +295,7 @@ def _mapped(df: DataFrame, op_col: str, mapping: Mapping[str | None, str] | None
                 f"mapping maps {value!r} to {kind!r}, which is not a change kind: expected "
                 "+I, -U, +U or -D"
             )
+    _check_mapping_keys(shown(op_col), dt, mapping)
     source = F.col(quote(name))
     known = ", ".join(repr(v) for v in mapping)
     mapped: Column | None = None
@@ -249,15 +303,52 @@ def _mapped(df: DataFrame, op_col: str, mapping: Mapping[str | None, str] | None
         test = source.isNull() if value is None else source == F.lit(value)
         mapped = F.when(test, F.lit(kind)) if mapped is None else mapped.when(test, F.lit(kind))
     assert mapped is not None
-    shown = F.coalesce(F.concat(F.lit("'"), source.cast("string"), F.lit("'")), F.lit("null"))
+    value = F.coalesce(F.concat(F.lit("'"), source.cast("string"), F.lit("'")), F.lit("null"))
     mapped = mapped.otherwise(
         F.raise_error(
             F.concat(
-                F.lit(f"from_changelog: op column {name!r} holds "),
-                shown,
+                F.lit(f"from_changelog: op column {shown(op_col)!r} holds "),
+                value,
                 F.lit(f", which the mapping does not map (it maps {known})"),
             )
         )
     )
+    # The other columns of the DataFrame are the row (a nested op field leaves them all).
     rest = [F.col(quote(c)) for c in df.columns if c != name]
-    return df.select(mapped.alias("op"), *rest)
+    return frame.select(mapped.alias("op"), *rest)
+
+
+def _check_mapping_keys(op: str, dt: T.DataType, mapping: Mapping[object, str]) -> None:
+    """A ``ValueError`` naming the op column, its type and the key when a mapping key is not a
+    value of the column's type (Spark would cast it and fail every row, e.g. with
+    CAST_INVALID_INPUT for a string key of an INT column)."""
+    if isinstance(dt, T.StringType):
+        expected: tuple[type, ...] = (str,)
+    elif isinstance(dt, T.IntegralType):
+        expected = (int,)
+    elif isinstance(dt, (T.FractionalType, T.DecimalType)):
+        expected = (int, float, decimal.Decimal)
+    elif isinstance(dt, T.BooleanType):
+        expected = (bool,)
+    else:
+        return
+    for value in mapping:
+        if value is None:
+            continue
+        ok = isinstance(value, expected) and (bool in expected or not isinstance(value, bool))
+        if not ok:
+            kinds = " or ".join(t.__name__ for t in expected)
+            raise ValueError(
+                f"from_changelog: op column {op!r} has type {dt.simpleString().upper()}, but the "
+                f"mapping's key {value!r} is a {type(value).__name__}: map the column's own "
+                f"values ({kinds}), e.g. mapping={{{_example(dt)}: '+I', ...}}, or cast the "
+                "column first"
+            )
+
+
+def _example(dt: T.DataType) -> str:
+    if isinstance(dt, T.StringType):
+        return "'insert'"
+    if isinstance(dt, T.BooleanType):
+        return "True"
+    return "1"

@@ -26,7 +26,7 @@ from pyspark.sql import types as T
 
 from sliceflow._runtime.kernels import conform
 from sliceflow._runtime.spark_types import spark_struct
-from sliceflow.aggregates import AggSpec, agg_specs
+from sliceflow.aggregates import AggSpec, ColumnArg, agg_specs
 from sliceflow.changelog import GlobalPhase, encode
 from sliceflow.changelog.plan import (
     DEFAULT_BUNDLE_ROWS,
@@ -45,10 +45,10 @@ __all__ = ["ChangelogMetrics", "changelog_agg"]
 
 def changelog_agg(
     df: DataFrame,
-    by: str | Sequence[str] | None,
+    by: ColumnArg | Sequence[ColumnArg] | None,
     aggs: Sequence[AggSpec],
     *,
-    op_col: str | None = None,
+    op_col: ColumnArg | None = None,
     mini_batch: bool = True,
     bundle_rows: int = DEFAULT_BUNDLE_ROWS,
     buckets: int | None = None,
@@ -60,10 +60,13 @@ def changelog_agg(
         df: a batch or streaming DataFrame. A streaming one needs the RocksDB state store
             provider (``spark.sql.streaming.stateStore.providerClass``), as every
             ``transformWithState`` query does.
-        by: grouping column name(s); ``None`` or ``[]`` for one group.
+        by: grouping column(s), as ``DataFrame.groupBy`` takes them: names, nested fields
+            (``"repo.name"``: the output column is ``name``) or pyspark Columns
+            (``F.col("repo")``, ``df.repo``, ``F.col("repo").alias("r")``, ``F.col("a") + 1``);
+            ``None`` or ``[]`` for one group.
         aggs: :func:`sliceflow.window.count`, ``sum``, ``avg``, ``min``, ``max``,
             ``count_distinct``, ``first_value``, ``last_value`` (``.alias(name)``); all of them
-            retract.
+            retract. Their arguments: names, nested fields or pyspark Columns.
         op_col: a STRING column of ``+I``/``-U``/``+U``/``-D`` (null is ``+I``; any other value
             fails the task with an error naming it), e.g. the ``op`` column of another
             ``changelog_agg``; ``None``: every row is an insert.
@@ -92,10 +95,9 @@ def changelog_agg(
     """
     call = OperatorCall.begin("changelog_agg", df, metrics)
     buckets = call.buckets(buckets, "changelog")
-    aggs = agg_specs(aggs)
     by_list = call.names(by)
-    op_name = call.resolve(op_col) if op_col is not None else None
-    aggs = [a if a.col is None else AggSpec(a.fn, call.resolve(a.col), a.name) for a in aggs]
+    op_name = call.column(op_col) if op_col is not None else None
+    aggs = call.aggregates(agg_specs(aggs))
     schema = call.input_schema([*by_list, op_name, *(a.col for a in aggs)])
     cp = build_plan(
         schema,

@@ -27,6 +27,7 @@ from pyspark.sql import types as T
 
 from sliceflow._runtime.kernels import conform
 from sliceflow._runtime.spark_types import spark_struct
+from sliceflow.aggregates import ColumnArg
 from sliceflow.dedup.plan import (
     DEFAULT_BUNDLE_ROWS,
     DedupPlan,
@@ -76,11 +77,11 @@ class DedupMetrics(WindowMetrics):
 
 def deduplicate(
     df: DataFrame,
-    by: str | Sequence[str],
+    by: ColumnArg | Sequence[ColumnArg],
     *,
     keep: str = "first",
-    order_by: str | None = None,
-    op_col: str | None = None,
+    order_by: ColumnArg | None = None,
+    op_col: ColumnArg | None = None,
     mini_batch: bool = True,
     bundle_rows: int = DEFAULT_BUNDLE_ROWS,
     buckets: int | None = None,
@@ -90,10 +91,14 @@ def deduplicate(
 
     Args:
         df: a batch or streaming DataFrame (a streaming one needs the RocksDB state store).
-        by: the key column(s).
+        by: the key column(s), as ``groupBy`` takes them: names, nested fields
+            (``"user.id"``) or pyspark Columns (``F.col("id")``, ``df.id``,
+            ``F.lower("email")``); a column that is not the input's own is computed for the
+            deduplication and left out of the output.
         keep: ``"first"`` (the smallest ``order_by``, Spark's ascending order: nulls first) or
             ``"last"`` (the largest: descending, nulls last).
-        order_by: one column (numbers, DECIMAL, STRING, DATE, TIMESTAMP, BOOLEAN); ``None``:
+        order_by: one column (numbers, DECIMAL, STRING, DATE, TIMESTAMP, BOOLEAN): a name, a
+            nested field or a pyspark Column; ``None``:
             arrival order (batch: the DataFrame's row order; stream: the order rows arrive).
             Ties go to the earlier row with ``"first"``, the later one with ``"last"`` (Flink's
             rule; Spark's own ``row_number`` leaves ties in no defined order).
@@ -130,15 +135,16 @@ def deduplicate(
     """
     call = OperatorCall.begin("deduplicate", df, metrics)
     by_list = call.names(by)
-    order_name = call.resolve(order_by) if order_by is not None else None
-    op_name = call.resolve(op_col) if op_col is not None else None
+    order_name = call.column(order_by) if order_by is not None else None
+    op_name = call.column(op_col) if op_col is not None else None
     task = call.task
     if df.isStreaming:
-        return _streaming(
-            call, by_list, keep, order_name, op_name, mini_batch, bundle_rows, buckets
+        return call.without_added(
+            _streaming(call, by_list, keep, order_name, op_name, mini_batch, bundle_rows, buckets)
         )
     seq = _SEQ if order_name is None else None
-    source = df.withColumn(_SEQ, F.monotonically_increasing_id()) if seq else df
+    frame = call.frame
+    source = frame.withColumn(_SEQ, F.monotonically_increasing_id()) if seq else frame
     schema = call.input_schema(source.columns, source)
     dp = build_plan(
         schema, by_list, keep=keep, order_by=order_name, op_col=op_name,
@@ -160,7 +166,8 @@ def deduplicate(
     keys = [F.col(quote(n)) for n in dp.by]
     # A key's rows from one input partition keep their order through the shuffle; __seq
     # restores the order across partitions.
-    return source.repartition(*keys).mapInArrow(final_fn, spark_struct(dp.payload_schema))
+    out = source.repartition(*keys).mapInArrow(final_fn, spark_struct(dp.payload_schema))
+    return call.without_added(out)
 
 
 def _watermark(df: DataFrame) -> tuple[str, int] | None:
@@ -234,7 +241,7 @@ def _streaming(
     bundle_rows: int,
     buckets: int | None,
 ) -> DataFrame:
-    df, task = call.df, call.task
+    df, task = call.frame, call.task
     buckets = call.buckets(buckets, "dedup")
     schema = call.input_schema(df.columns)
     dp = build_plan(

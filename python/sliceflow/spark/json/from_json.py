@@ -15,6 +15,7 @@ from sliceflow._runtime.spark_types import json_arrow_type, spark_type
 from sliceflow.json import DecodeSession
 from sliceflow.json.options import JsonOptions
 from sliceflow.json.schemas import SchemaLike, resolve_schema, root_value_type
+from sliceflow.spark._runtime.columns import shown
 from sliceflow.spark._runtime.memory_conf import apply_in_worker
 from sliceflow.spark._runtime.session_settings import SessionSettings
 
@@ -33,7 +34,8 @@ def from_json(
     DDL string, ``StructType`` or ``pyarrow.Schema``; or a whole-document ``ARRAY<...>`` /
     ``MAP<STRING, ...>``: DDL, ``ArrayType``, ``MapType``; Spark's JSON options), decoded with
     simdjson in the Python workers instead of Jackson in the JVM. Works in ``select`` and
-    ``withColumn`` on batch and streaming DataFrames.
+    ``withColumn`` on batch and streaming DataFrames. Without an alias the result is named as
+    Spark names it: ``from_json(value)``.
 
     Example:
         >>> from sliceflow.spark import from_json
@@ -69,9 +71,11 @@ def from_json(
     checked = F.when(F.lit(True), column).otherwise(
         F.from_json(column, "`_` STRING").cast("string")
     )
+    # Spark's own name for the result (``from_json(value)``), not the check's CASE WHEN.
+    name = f"from_json({shown(col)})"
     unique = _unique_names(spark_schema)
     if unique == spark_schema:
-        return _arrow_iter_udf(decode_batches, spark_schema)(checked)
+        return _arrow_iter_udf(decode_batches, spark_schema)(checked).alias(name)
     # Arrow's Java StructVector keys children by name, so a struct with a repeated field name
     # cannot cross into the JVM: cross with unique names, then cast (by position) to the
     # user's schema. Spark gives each repeated name its last value and nulls the others.
@@ -82,7 +86,7 @@ def from_json(
             yield decoded.view(unique_arrow)
 
     decode_unique.__name__ = "from_json"
-    return _arrow_iter_udf(decode_unique, unique)(checked).cast(spark_schema)
+    return _arrow_iter_udf(decode_unique, unique)(checked).cast(spark_schema).alias(name)
 
 
 def _unique_names(dtype: T.DataType) -> T.DataType:

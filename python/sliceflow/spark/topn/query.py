@@ -32,9 +32,10 @@ from pyspark.sql import functions as F
 
 from sliceflow._runtime.kernels import conform
 from sliceflow._runtime.spark_types import spark_struct
+from sliceflow.aggregates import ColumnArg
 from sliceflow.spark._runtime.bucket_labels import bucket_labels
 from sliceflow.spark._runtime.bucket_rows import PACKED_SCHEMA, pack_by_bucket
-from sliceflow.spark._runtime.columns import quote
+from sliceflow.spark._runtime.columns import name_parts, quote, shown
 from sliceflow.spark._runtime.emit_steps import with_emit_step
 from sliceflow.spark._runtime.metrics import TopNMetrics
 from sliceflow.spark._runtime.recipe import OperatorCall
@@ -58,41 +59,48 @@ _SORT_EXPR = re.compile(r"^Column<'(.*?)(?: (ASC|DESC) NULLS (FIRST|LAST))?'>$",
 WINDOW_COLUMNS = ("window_start", "window_end")
 
 
-def _order_key(entry: Any, columns: Sequence[str]) -> OrderKey | str:
-    """An ``order_by`` entry (a name or a Column sort expression) as an OrderKey or a name."""
-    if isinstance(entry, (str, OrderKey)):
-        return entry
+def _order_entry(entry: Any, columns: Sequence[str]) -> tuple[Any, bool | None, bool | None]:
+    """An ``order_by`` entry as (column argument, descending, nulls first): a name, a nested
+    field, an OrderKey, a Column (ascending) or a Column sort expression over a column
+    (``F.desc("x")``, ``F.col("repo.stars").asc_nulls_last()``); None: the default order."""
+    if isinstance(entry, OrderKey):
+        return entry.column, entry.descending, entry.nulls_first
+    if isinstance(entry, str):
+        return entry, None, None
     if not isinstance(entry, Column):
         raise TypeError(
             "order_by takes column names or Column sort expressions (F.desc('x'), "
-            f"F.col('x').asc_nulls_last(), ...), not {type(entry).__name__}"
+            f"F.col('x').asc_nulls_last(), ...) or Columns, not {type(entry).__name__}"
         )
-    shown = str(entry)
-    m = _SORT_EXPR.match(shown)
-    if m is None:
-        raise ValueError(f"order_by entry {shown} is not a column or a sort of one")
+    m = _SORT_EXPR.match(str(entry))
+    if m is None or m.group(2) is None:
+        return entry, None, None  # a column or an expression, ascending
     name, direction, nulls = m.group(1), m.group(2), m.group(3)
-    if name.startswith("`") and name.endswith("`"):
-        name = name[1:-1].replace("``", "`")
-    if name not in columns and not any(c.lower() == name.lower() for c in columns):
+    parts = name_parts(name)
+    if parts is None or (
+        len(parts) == 1 and parts[0] not in columns and parts[0].lower() not in _lowered(columns)
+    ):
         raise ValueError(
-            f"order_by entry {shown} must sort a column of the DataFrame by name ({name!r} is "
-            "none); add the expression as a column with withColumn first "
-            f"(columns: {', '.join(columns)})"
+            f"order_by entry {shown(entry)!r} must sort a column or a nested field ({name!r} "
+            "is neither); add the expression as a column with withColumn first, or pass it "
+            f"unsorted for ascending order (columns: {', '.join(columns)})"
         )
-    if direction is None:
-        return name
-    return OrderKey(name, direction == "DESC", nulls == "FIRST")
+    return name, direction == "DESC", nulls == "FIRST"
+
+
+def _lowered(columns: Sequence[str]) -> set[str]:
+    """The column names in lower case (Spark's case-insensitive lookup)."""
+    return {c.lower() for c in columns}
 
 
 def topn(
     df: DataFrame,
     n: int,
     *,
-    by: str | Sequence[str] | None,
+    by: ColumnArg | Sequence[ColumnArg] | None,
     order_by: Any,
     with_rank: bool = True,
-    op_col: str | None = None,
+    op_col: ColumnArg | None = None,
     mini_batch: bool = True,
     bundle_rows: int = DEFAULT_BUNDLE_ROWS,
     buckets: int | None = None,
@@ -103,9 +111,14 @@ def topn(
     Args:
         df: a batch or streaming DataFrame.
         n: rows per key (at least 1, at most 2^30 = 1,073,741,824).
-        by: partition column name(s); ``None`` or ``[]`` for one partition.
-        order_by: column names (ascending) or Column sort expressions over columns
-            (``F.desc("x")``, ``F.col("x").asc_nulls_last()``, ...), with Spark's ordering:
+        by: partition column(s), as ``Window.partitionBy`` / ``groupBy`` take them: names,
+            nested fields (``"repo.name"``) or pyspark Columns (``F.col("repo")``, ``df.repo``,
+            ``F.col("a") + 1``); ``None`` or ``[]`` for one partition. A column that is not the
+            input's own is computed for the ranking and left out of the output.
+        order_by: as ``orderBy`` takes them: column names or nested fields (ascending),
+            Columns (``F.col("repo.stars")``, ``F.col("a") + 1``: ascending) or Column sort
+            expressions over a column or a nested field (``F.desc("repo.stars")``,
+            ``F.col("x").asc_nulls_last()``, ...), with Spark's ordering:
             nulls first ascending and last descending unless said otherwise, NaN above every
             number, -0.0 equal to 0.0, strings and binary by their bytes. Ties keep arrival
             order (the row that came first ranks first; Spark's ``row_number`` breaks ties in
@@ -143,23 +156,19 @@ def topn(
         ...                order_by=[F.desc("price"), "bid_id"])  # doctest: +SKIP
     """
     call = OperatorCall.begin("topn", df, metrics)
-    columns = df.columns
-    resolve = call.resolve
     entries = [order_by] if isinstance(order_by, (str, Column, OrderKey)) else list(order_by)
-    order: list[OrderKey | str] = []
-    for entry in entries:
-        key = _order_key(entry, columns)
-        if isinstance(key, OrderKey):
-            key = OrderKey(resolve(key.column), key.descending, key.nulls_first)
-        else:
-            key = resolve(key)
-        order.append(key)
+    sorts = [_order_entry(entry, df.columns) for entry in entries]
+    order_names = call.columns([column for column, _, _ in sorts])
+    order: list[OrderKey | str] = [
+        name if descending is None else OrderKey(name, descending, bool(nulls_first))
+        for name, (_, descending, nulls_first) in zip(order_names, sorts, strict=True)
+    ]
     by_list = call.names(by)
-    op_name = resolve(op_col) if op_col is not None else None
+    op_name = call.column(op_col) if op_col is not None else None
     window = df.isStreaming and all(c in by_list for c in WINDOW_COLUMNS)
     changelog = df.isStreaming and not window
     buckets = call.buckets(buckets, "topn")
-    schema = call.input_schema(columns)
+    schema = call.input_schema(call.frame.columns)
     tp = build_plan(
         schema,
         n,
@@ -191,7 +200,7 @@ def topn(
 
         pack_fn.__name__ = "topn_encode"
         packed = selected.mapInArrow(pack_fn, spark_struct(PACKED_SCHEMA))
-        return streaming(tp, packed, output, task)
+        return call.without_added(streaming(tp, packed, output, task))
     one_task = False
     if not tp.retract:
         # Local phase: each input partition's own top n per key first (the top n of a union is
@@ -203,7 +212,7 @@ def topn(
             # stateful step on each call's fired windows, so only each call's top n per window
             # leaves it. By the window bounds alone that is at most n rows per window per
             # bucket call: one task does the final phase.
-            selected = call.select(tp.input_schema, fused)
+            selected = call.select(tp.input_schema, call.with_added(fused))
             if set(tp.by) <= set(WINDOW_COLUMNS):
                 one_task = True
         else:
@@ -214,7 +223,7 @@ def topn(
         if one_task or not by_cols
         else selected.repartition(*by_cols)
     )
-    return partitioned.mapInArrow(_final_fn(tp, task), output)
+    return call.without_added(partitioned.mapInArrow(_final_fn(tp, task), output))
 
 
 def _final_fn(tp: TopNPlan, task: TaskContext, *, with_rank: bool = True) -> Any:

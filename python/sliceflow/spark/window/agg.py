@@ -18,13 +18,14 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 import pyarrow as pa
-from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
+from sliceflow._runtime.agg_plan import column_name
 from sliceflow._runtime.kernels import conform
 from sliceflow._runtime.spark_types import spark_struct
-from sliceflow.aggregates import AggSpec, agg_specs
+from sliceflow.aggregates import AggSpec, ColumnArg, agg_specs
 from sliceflow.spark._runtime import emit_steps as window_outputs
 from sliceflow.spark._runtime.columns import quote
 from sliceflow.spark._runtime.emit_steps import EmitStep
@@ -42,7 +43,7 @@ __all__ = ["WindowMetrics", "default_buckets", "window_agg"]
 def window_agg(
     df: DataFrame,
     spec: WindowSpec,
-    by: str | Sequence[str] | None,
+    by: ColumnArg | Sequence[ColumnArg] | None,
     aggs: Sequence[AggSpec],
     *,
     bundle_rows: int = DEFAULT_BUNDLE_ROWS,
@@ -70,9 +71,16 @@ def window_agg(
         spec: :func:`sliceflow.window.tumble`, :func:`~sliceflow.window.hop` or
             :func:`~sliceflow.window.cumulate` on a TIMESTAMP or TIMESTAMP_NTZ column (batch:
             also STRING or DATE, cast to TIMESTAMP as Spark's ``window()`` casts them).
-        by: grouping column name(s); ``None`` or ``[]`` for windows over all rows.
+            The time column may be a nested field (``"event.ts"``) or a pyspark Column.
+        by: grouping column(s), as ``DataFrame.groupBy`` takes them: names, nested fields
+            (``"repo.name"``: the output column is ``name``, as groupBy names it) or pyspark
+            Columns (``F.col("repo")``, ``df.repo``, ``F.col("repo").alias("r")``, or an
+            expression such as ``F.col("a") + 1``, named ``(a + 1)``); ``None`` or ``[]`` for
+            windows over all rows.
         aggs: :func:`sliceflow.window.count`, ``sum``, ``avg``, ``min``, ``max``,
-            ``count_distinct``, ``first_value``, ``last_value`` (``.alias(name)`` to rename).
+            ``count_distinct``, ``first_value``, ``last_value`` (``.alias(name)`` to rename),
+            over a column name, a nested field or a pyspark Column (``W.sum("repo.stars")`` is
+            named ``sum(repo.stars)``, as Spark names ``F.sum("repo.stars")``).
         bundle_rows, bundle_bytes: the local phase's bundle buffer flushes after this many
             input rows or bytes (per task).
         emit: ``"all"``, or for CUMULATE ``"incremental"``: a key's window is emitted only if
@@ -109,12 +117,12 @@ def window_agg(
             "spec must be a window spec from sliceflow.window (tumble, hop, cumulate), "
             f"not {type(spec).__name__}"
         )
-    aggs = agg_specs(aggs)
-    spec = dataclasses.replace(spec, time_col=call.resolve(spec.time_col))
-    by_list = call.names(by)
-    aggs = [a if a.col is None else AggSpec(a.fn, call.resolve(a.col), a.name) for a in aggs]
+    by_given = [by] if isinstance(by, (str, Column)) else list(by or [])
+    time_name, *by_list = call.columns([spec.time_col, *by_given])
+    aggs = call.aggregates(agg_specs(aggs))
+    spec = dataclasses.replace(spec, time_col=column_name(time_name, "time column"))
 
-    df, spec = _cast_time_column(df, spec)
+    df, spec = _cast_time_column(call.frame, spec)
     referenced = [spec.time_col, *by_list, *(a.col for a in aggs)]
     schema = call.input_schema(referenced, df)
     wp = build_plan(
@@ -130,7 +138,7 @@ def window_agg(
     output_struct = spark_struct(wp.output_schema)
     task = call.task
     if df.isStreaming:
-        _check_watermark(df, spec.time_col)
+        _check_watermark(df, column_name(spec.time_col, "time column"))
         call.require_state_store()
         n_buckets = call.buckets(buckets, "window", _default_buckets(df.sparkSession))
         stream = df
@@ -191,7 +199,7 @@ def _cast_time_column(df: DataFrame, spec: WindowSpec) -> tuple[DataFrame, Windo
     On a stream the time column must carry Spark's watermark, which Spark puts on TIMESTAMP
     columns only (STRING, DATE and TIMESTAMP_NTZ fail with EVENT_TIME_IS_NOT_ON_TIMESTAMP_TYPE):
     such a column is refused here, with the cast to write."""
-    name = spec.time_col
+    name = column_name(spec.time_col, "time column")
     matches = [f for f in df.schema.fields if f.name == name]
     if len(matches) != 1:
         return df, spec
@@ -210,9 +218,9 @@ def _cast_time_column(df: DataFrame, spec: WindowSpec) -> tuple[DataFrame, Windo
             f"df.withColumn({name!r}, F.col({name!r}).cast('timestamp'))"
             f".withWatermark({name!r}, '10 seconds')"
         )
-    cast_name = "__window_time"
+    cast_name = "__sliceflow_window_time"
     while cast_name in df.columns:
-        cast_name = "_" + cast_name
+        cast_name += "_"
     cast = df.withColumn(cast_name, F.col(quote(name)).cast(T.TimestampType()))
     return cast, dataclasses.replace(spec, time_col=cast_name)
 
