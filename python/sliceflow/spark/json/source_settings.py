@@ -26,6 +26,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from sliceflow._io.filesystems import hadoop_settings
+from sliceflow.errors import OptionError
 from sliceflow.spark.json.source_options import parse_bytes, pop_option
 
 __all__ = [
@@ -121,7 +122,7 @@ def task_confs() -> dict[str, str]:
 def _flag(name: str, value: str) -> bool:
     text = value.strip().lower()
     if text not in ("true", "false"):
-        raise ValueError(f"option {name!r} must be true or false, got {value!r}")
+        raise OptionError(f"option {name!r} must be true or false, got {value!r}")
     return text == "true"
 
 
@@ -163,7 +164,7 @@ class SourceSettings:
         for name in ("ignoreMissingFiles", "ignoreCorruptFiles"):
             self.flag(name)
         if self.split_bytes <= 0:
-            raise ValueError(
+            raise OptionError(
                 f"maxPartitionBytes must be positive, got {self.get('maxPartitionBytes')!r}"
             )
 
