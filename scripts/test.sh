@@ -41,7 +41,7 @@ SPARK_TESTS=(-m "not slow" tests/json/test_spark_json.py tests/json/test_spark_j
   tests/json/test_json_stream_source.py tests/json/test_spark_json_stream.py
   tests/window/test_spark_window.py tests/window/test_spark_window_stream.py
   tests/changelog/test_spark_changelog.py tests/dedup/test_spark_dedup.py
-  tests/topn/test_spark_topn.py tests/package/test_demo.py)
+  tests/topn/test_spark_topn.py tests/package/test_demo.py tests/json/test_spark_json_session.py)
 run_pytest() {  # pytest on $py; "no tests collected" (a -k that selects none) is no failure
   local rc=0
   "$py" -m pytest "$@" || rc=$?

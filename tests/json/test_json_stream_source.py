@@ -15,7 +15,7 @@ from pyspark.sql.types import IntegerType, StringType, StructField, StructType
 
 from sliceflow.json.schemas import resolve_schema
 from sliceflow.spark.json.source import JsonDataSource
-from sliceflow.spark.json.stream_source import JsonStreamReader, StreamOptions
+from sliceflow.spark.json.stream_source import FailedStream, JsonStreamReader, StreamOptions
 
 SCHEMA = StructType([StructField("f", StringType()), StructField("i", IntegerType())])
 
@@ -31,6 +31,8 @@ def write(folder: Path, name: str, mtime: int, lines: int = 3) -> str:
 def reader(folder: Path, **options: Any) -> JsonStreamReader:
     source = JsonDataSource({"path": str(folder), **{k: str(v) for k, v in options.items()}})
     stream = source.streamReader(SCHEMA)
+    if isinstance(stream, FailedStream):  # a refused stream raises at its first call
+        stream.initialOffset()
     assert isinstance(stream, JsonStreamReader)
     return stream
 

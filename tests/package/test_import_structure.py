@@ -181,3 +181,10 @@ def test_every_package_module_has_a_layer() -> None:
     assert ranks["sliceflow.window.plan"] == "operator"
     assert ranks["sliceflow.spark.window.agg"] == "spark operator"
     assert ranks["sliceflow.errors"] == "base" and ranks["sliceflow"] == "entry points"
+
+
+def test_the_pyspark_entry_is_thin() -> None:
+    """``pyspark_sliceflow`` (the module pyspark's data source lookup imports in every session)
+    only names the source: it imports ``sliceflow.spark.json.source`` and nothing else."""
+    edges = _imports(_modules())["pyspark_sliceflow"]
+    assert {target for target, _ in edges} == {"sliceflow.spark.json.source"}

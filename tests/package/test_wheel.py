@@ -68,6 +68,17 @@ def repaired_wheel(tmp_path_factory) -> str:
     return fixed
 
 
+def test_the_wheel_ships_the_pyspark_entry(repaired_wheel):
+    """pyspark finds sliceflow.json through the top-level module pyspark_sliceflow (its
+    DefaultSource), so the wheel installs it beside sliceflow."""
+    import zipfile
+
+    with zipfile.ZipFile(repaired_wheel) as wheel:
+        names = set(wheel.namelist())
+    assert "pyspark_sliceflow/__init__.py" in names
+    assert "sliceflow/spark/json/source_settings.py" in names
+
+
 def _hiding_system_simdjson(command: list[str]) -> list[str]:
     """``command`` in a private mount namespace where the system's libsimdjson is /dev/null
     (as root with unshare; otherwise unchanged, and the tests check which copy was loaded)."""

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import os
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -211,6 +212,10 @@ def _direct_children(inner: str, infos: list[Any]) -> list[Any]:
 
 
 def _not_found(path: str) -> FileNotFoundError:
+    """Spark's error, the path qualified as Spark's file index qualifies it (a local path:
+    ``file:`` and the absolute path)."""
+    if not split_scheme(path)[0]:
+        path = "file:" + os.path.abspath(path)
     return FileNotFoundError(f"[PATH_NOT_FOUND] Path does not exist: {path}.")
 
 

@@ -2,8 +2,10 @@
 
 * :func:`from_json` -- a drop-in for ``pyspark.sql.functions.from_json`` that decodes with
   simdjson in the Python workers, batch and streaming alike.
-* :func:`register` -- registers the ``sliceflow.json`` data source for NDJSON files, so that
-  file input is decoded where it is read and never travels JVM -> Python as text.
+* the ``sliceflow.json`` data source for NDJSON files (decoded where they are read, never sent
+  JVM -> Python as text): pyspark finds it by itself (the ``pyspark_sliceflow`` module);
+  :func:`register` registers it with the session's settings (see
+  :class:`sliceflow.spark.json.source.JsonDataSource` for which settings need it).
 * :func:`window_agg` -- Flink's sliced windows (TUMBLE / HOP / CUMULATE from
   :mod:`sliceflow.window`) on a DataFrame: a local phase before the shuffle, a global phase after
   it, both in the C++ kernel; :class:`WindowMetrics` collects the kernel's counters.

@@ -1,7 +1,8 @@
 """The ``sliceflow.json`` Spark data source: NDJSON files decoded where they are read.
 
->>> import sliceflow.spark
->>> sliceflow.spark.register(spark)  # doctest: +SKIP
+pyspark finds it on its own (the ``pyspark_sliceflow`` module); :func:`register` adds the
+session's settings (see :class:`JsonDataSource` for which need it).
+
 >>> reader = spark.read.format("sliceflow.json")  # doctest: +SKIP
 >>> df = reader.schema("auction BIGINT, price BIGINT").load(path)  # doctest: +SKIP
 """
@@ -24,22 +25,34 @@ from pyspark.sql.datasource import (
 from pyspark.sql.types import StructField, StructType
 
 from sliceflow._io.codecs import is_splittable, open_input
-from sliceflow._io.filesystems import hadoop_settings, local_path, resolve
+from sliceflow._io.filesystems import local_path, resolve
 from sliceflow._io.listing import FileEntry, list_files, partition_fields
 from sliceflow._io.partitions import column_arrays
 from sliceflow._runtime.spark_types import spark_type
-from sliceflow.errors import FileReadError, SchemaError
+from sliceflow.errors import FileReadError, MalformedRecordError, SchemaError
 from sliceflow.json.line_blocks import ReadableBytes
 from sliceflow.json.options import normalize
 from sliceflow.json.schemas import resolve_schema
 from sliceflow.spark._runtime.memory_conf import apply_in_worker
 from sliceflow.spark._runtime.session_settings import SessionSettings
-from sliceflow.spark.json.source_options import parse_bytes as _parse_bytes
+from sliceflow.spark.json.file_metadata import (
+    METADATA_COLUMN,
+    METADATA_TYPE,
+    check_metadata_type,
+    metadata_array,
+    metadata_field,
+)
+from sliceflow.spark.json.source_errors import one_line, read_uri, spark_shaped
 from sliceflow.spark.json.source_options import pop_option as _pop
-from sliceflow.spark.json.stream_source import JsonStreamReader, StreamOptions
+from sliceflow.spark.json.source_settings import (
+    DEFAULT_SPLIT_BYTES,
+    SourceSettings,
+    capture,
+    task_memory_limits,
+)
+from sliceflow.spark.json.stream_source import FailedStream, JsonStreamReader, StreamOptions
 
-#: Split size when the session does not set spark.sql.files.maxPartitionBytes.
-DEFAULT_SPLIT_BYTES = 128 << 20
+__all__ = ["DEFAULT_SPLIT_BYTES", "FileSplit", "JsonDataSource", "JsonDataSourceReader", "register"]
 
 
 _log = logging.getLogger("sliceflow.json")
@@ -48,12 +61,15 @@ _log = logging.getLogger("sliceflow.json")
 @dataclass
 class FileSplit(InputPartition):
     """Lines that start in [start, end) of one file (a compressed file: all of it, end None),
-    with the file's hive-style partition values."""
+    with the file's hive-style partition values, size and modification time."""
 
     path: str
     start: int
     end: int | None
     partition_values: tuple[tuple[str, str], ...] = ()
+    #: The file's size and modification time (for ``_metadata``; -1 and None: not known).
+    size: int = -1
+    modification_time_ms: int | None = None
 
 
 def _paths(options: dict[str, str]) -> list[str]:
@@ -107,11 +123,6 @@ def _check_partition_columns(
         )
 
 
-def _filesystem_settings(session_defaults: Mapping[str, str]) -> dict[str, str]:
-    """The Hadoop filesystem keys (``fs.*``) :func:`register` took from the session."""
-    return {k: v for k, v in session_defaults.items() if k.startswith("fs.")}
-
-
 def _with_partition_columns(
     inferred: StructType, entries: Sequence[FileEntry], type_inference: bool, time_zone: str
 ) -> StructType:
@@ -135,39 +146,48 @@ class JsonDataSourceReader(DataSourceReader):
         memory_limits: dict[str, str] | None = None,
         listing: list[FileEntry] | None = None,
     ) -> None:
-        #: The files schema inference listed, if it ran: partitions() splits these rather
-        #: than listing again (not pickled: the read tasks do not need it).
+        #: The files the source listed when it was made, if it did: partitions() splits these
+        #: rather than listing again (not pickled: the read tasks do not need it).
         self.listing = listing
         self.memory_limits = dict(memory_limits or {})
         self.options = dict(options)
         self.paths = _paths(self.options)
         #: The path of ``load(path)`` (the first of a list); the streaming source lists it.
         self.path = self.paths[0]
-        self.ignore_missing = _flag(
-            self.options, "ignoreMissingFiles", session_defaults.get("ignoreMissingFiles", "false")
-        )
-        self.ignore_corrupt = _flag(
-            self.options, "ignoreCorruptFiles", session_defaults.get("ignoreCorruptFiles", "false")
-        )
-        self.settings = _filesystem_settings(session_defaults)
-        self.type_inference = (
-            session_defaults.get("partitionColumnTypeInference", "true").lower() == "true"
-        )
-        self.validate_partitions = (
-            session_defaults.get("validatePartitionColumns", "true").lower() == "true"
-        )
+        #: Where each session setting comes from (:mod:`sliceflow.spark.json.source_settings`):
+        #: the setting options are taken out of ``options`` here.
+        self.source_settings = SourceSettings.pop(self.options, session_defaults)
+        planning = self.source_settings
+        self.ignore_missing = planning.flag("ignoreMissingFiles")
+        self.ignore_corrupt = planning.flag("ignoreCorruptFiles")
+        self.settings = planning.filesystem
+        self.type_inference = planning.flag("partitionColumnTypeInference")
+        self.validate_partitions = planning.flag("validatePartitionColumns")
+        self.time_zone = planning.time_zone
+        self.split_bytes = planning.split_bytes
+        self.include_metadata = _flag(self.options, "includeMetadata", "false")
+        if self.include_metadata:
+            metadata = [f for f in schema.fields if f.name == METADATA_COLUMN]
+            if not metadata:
+                raise SchemaError(
+                    "[INVALID_SCHEMA] sliceflow.json: includeMetadata needs the column "
+                    f"{METADATA_COLUMN} in the schema given to .schema(...): add "
+                    f"`{METADATA_COLUMN} {METADATA_TYPE.simpleString()}` at its end"
+                )
+            check_metadata_type(metadata[0])
         self.arrow_schema, _ = resolve_schema(schema)
-        self.time_zone = _pop(self.options, "timeZone") or session_defaults.get("timeZone", "UTC")
         # Refuse bad options on the driver, as Spark does when it plans the read.
         normalize(
-            self.options, self.arrow_schema, default_time_zone=self.time_zone, file_source=True
+            self.options, self._data_schema(()), default_time_zone=self.time_zone, file_source=True
         )
-        split = _pop(self.options, "maxPartitionBytes") or session_defaults.get(
-            "maxPartitionBytes", str(DEFAULT_SPLIT_BYTES)
-        )
-        self.split_bytes = _parse_bytes(split)
-        if self.split_bytes <= 0:
-            raise ValueError(f"maxPartitionBytes must be positive, got {split!r}")
+
+    def _data_schema(self, partition_values: tuple[tuple[str, str], ...]) -> pa.Schema:
+        """The schema's columns that come from the file's lines: less the partition columns of
+        the file's folders and, with includeMetadata, ``_metadata``."""
+        skip = {c.lower() for c, _ in partition_values}
+        if self.include_metadata:
+            skip.add(METADATA_COLUMN.lower())
+        return pa.schema([f for f in self.arrow_schema if f.name.lower() not in skip])
 
     def __getstate__(self) -> dict[str, object]:
         state = dict(self.__dict__)
@@ -179,81 +199,108 @@ class JsonDataSourceReader(DataSourceReader):
         # basePath) stay in self.options: list_files reads only those, the decoder ignores them.
         entries = self.listing
         if entries is None:
-            entries = list_files(self.paths, self.options, self.settings, time_zone=self.time_zone)
+            with spark_shaped():
+                entries = list_files(
+                    self.paths, self.options, self.settings, time_zone=self.time_zone
+                )
         if any(e.partition_values for e in entries):
-            _check_partition_columns(
-                entries, self.arrow_schema, self.type_inference, self.time_zone
-            )
+            with spark_shaped():
+                _check_partition_columns(
+                    entries, self.arrow_schema, self.type_inference, self.time_zone
+                )
         splits: list[InputPartition] = []
         for entry in entries:
+            known = (entry.partition_values, entry.size, entry.modification_time_ms)
             if not is_splittable(entry.path):
-                splits.append(FileSplit(entry.path, 0, None, entry.partition_values))
+                splits.append(FileSplit(entry.path, 0, None, *known))
                 continue
             for start in range(0, max(entry.size, 1), self.split_bytes):
                 end = min(start + self.split_bytes, entry.size)
-                splits.append(FileSplit(entry.path, start, end, entry.partition_values))
+                splits.append(FileSplit(entry.path, start, end, *known))
         return splits
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
         if not isinstance(partition, FileSplit):  # InputPartition(None): no file was found
             return
-        apply_in_worker(self.memory_limits)
-        try:
-            yield from self._read_split(partition)
-        except FileNotFoundError:
-            if not self.ignore_missing:
-                raise
-            _log.warning("Skipped missing file: %s", partition.path)
-        except OSError as exc:
-            if not self.ignore_corrupt:
-                if isinstance(exc, FileReadError):
-                    raise
-                raise FileReadError(
-                    f"cannot read {partition.path}: {exc}", path=partition.path
-                ) from exc
-            _log.warning(
-                "Skipped the rest of the content in the corrupted file: %s (%s)",
-                partition.path,
-                exc,
-            )
+        # The session's settings as this task sees them (the query's explicitly set confs).
+        task = self.source_settings.in_task()
+        apply_in_worker({**self.memory_limits, **task_memory_limits()})
+        ignore_missing = task.flag("ignoreMissingFiles")
+        ignore_corrupt = task.flag("ignoreCorruptFiles")
+        with spark_shaped():
+            try:
+                yield from self._read_split(partition, task)
+            except FileNotFoundError as exc:
+                if not ignore_missing:
+                    raise FileNotFoundError(
+                        f"[FAILED_READ_FILE.FILE_NOT_EXIST] Encountered error while reading file "
+                        f"{read_uri(partition.path)}. File does not exist. It is possible the "
+                        f"underlying files have been updated. ({one_line(exc)})"
+                    ) from exc
+                _log.warning("Skipped missing file: %s", partition.path)
+            except MalformedRecordError as exc:
+                # Spark's FAILFAST: FAILED_READ_FILE naming the file, caused by
+                # MALFORMED_RECORD_IN_PARSING; one line, the file and line at its end.
+                raise MalformedRecordError(
+                    f"[FAILED_READ_FILE.NO_HINT] Encountered error while reading file "
+                    f"{read_uri(partition.path)}. {one_line(exc)}"
+                ) from None
+            except OSError as exc:
+                if not ignore_corrupt:
+                    raise FileReadError(
+                        f"[FAILED_READ_FILE.NO_HINT] Encountered error while reading file "
+                        f"{read_uri(partition.path)}. {one_line(exc)}",
+                        path=partition.path,
+                    ) from exc
+                _log.warning(
+                    "Skipped the rest of the content in the corrupted file: %s (%s)",
+                    partition.path,
+                    exc,
+                )
 
-    def _read_split(self, split: FileSplit) -> Iterator[pa.RecordBatch]:
+    def _read_split(self, split: FileSplit, task: SourceSettings) -> Iterator[pa.RecordBatch]:
         from sliceflow.json import iter_ndjson
 
+        settings = task.filesystem
+        time_zone = task.time_zone
         columns = {c.lower() for c, _ in split.partition_values}
         fields = [f for f in self.arrow_schema if f.name.lower() in columns]
-        data_schema = pa.schema([f for f in self.arrow_schema if f.name.lower() not in columns])
-        local = local_path(split.path, self.settings)
+        data_schema = self._data_schema(split.partition_values)
+        local = local_path(split.path, settings)
         stream: ReadableBytes | None = None
         end = split.end
         if not is_splittable(split.path):  # compressed: the whole file, whatever the split says
-            stream = open_input(split.path, self.settings)
+            stream = open_input(split.path, settings)
             end = None
         elif local is None:
-            fs, inner = resolve(split.path, self.settings)
+            fs, inner = resolve(split.path, settings)
             stream = fs.open_input_file(inner)
         batches = iter_ndjson(
             local if local is not None else split.path,
-            data_schema if fields else self.arrow_schema,
+            data_schema,
             options=self.options,
-            time_zone=self.time_zone,
+            time_zone=time_zone,
             start=split.start,
             end=end,
             stream=stream,
         )
-        if not fields:
+        if not fields and not self.include_metadata:
             yield from batches
             return
         names = [f.name for f in fields]
+        # Spark's file_block_start / file_block_length: the split's bytes (compressed: all).
+        block = (0, split.size) if end is None else (split.start, end - split.start)
+        validate = task.flag("validatePartitionColumns")
         for batch in batches:
             filled = column_arrays(
-                split.partition_values,
-                fields,
-                batch.num_rows,
-                self.time_zone,
-                strict=self.validate_partitions,
+                split.partition_values, fields, batch.num_rows, time_zone, strict=validate
             )
             constants = dict(zip(names, filled, strict=True))
+            if self.include_metadata:
+                kind = self.arrow_schema.field(METADATA_COLUMN).type
+                constants[METADATA_COLUMN] = metadata_array(
+                    kind, split.path, split.size, block, split.modification_time_ms, batch.num_rows
+                )
             arrays = [
                 constants[f.name] if f.name in constants else batch.column(f.name)
                 for f in self.arrow_schema
@@ -268,6 +315,57 @@ class JsonDataSource(DataSource):
     :func:`sliceflow.json.iter_ndjson`: lineSep, encoding, multiLine, PERMISSIVE /
     DROPMALFORMED / FAILFAST). Without a schema, the schema
     ``spark.read.json`` would infer is inferred natively (:func:`sliceflow.json.infer_schema`).
+
+    **Found without registering.** pyspark registers the ``DefaultSource`` of every importable
+    ``pyspark_*`` module by its ``name()``; the wheel ships ``pyspark_sliceflow``, so
+    ``format("sliceflow.json")`` works in any session whose Python can import sliceflow
+    (classic, executors, Spark Connect). :func:`register` still works: it registers a
+    subclass that carries the session's settings.
+
+    **Session settings.** Spark plans a Python data source in a worker that cannot see the
+    session's configuration; its read tasks see the confs set explicitly (as local
+    properties). Each setting is therefore the per-read option if given, else (in a read task)
+    the session's, else what :func:`register` captured, else Spark's default
+    (:mod:`sliceflow.spark.json.source_settings`):
+
+    * time zone (``spark.sql.session.timeZone``; option ``timeZone``): decoding follows the
+      session; ``modifiedBefore``/``modifiedAfter`` and timestamp partition values typed
+      when planning need the option or ``register`` (default: the local zone, as the JVM's);
+    * ``spark.hadoop.fs.*`` (options ``fs.*``: per read, as Spark's file sources take Hadoop
+      keys): listing needs the option or ``register``, reading follows the session too;
+    * ``spark.sql.files.ignoreMissingFiles`` / ``ignoreCorruptFiles`` (options of the same
+      name), ``spark.sql.sources.validatePartitionColumns``, ``spark.sliceflow.memory.*``:
+      read in the tasks, so they follow the session;
+    * only an option or ``register``: ``spark.sql.files.maxPartitionBytes`` (option
+      ``maxPartitionBytes``); only ``register``: ``spark.sql.timestampType`` and
+      ``spark.sql.caseSensitive`` (schema inference),
+      ``spark.sql.sources.partitionColumnTypeInference.enabled`` and
+      ``spark.sql.streaming.schemaInference``.
+
+    **_metadata.** ``.option("includeMetadata", "true")`` adds Spark's ``_metadata`` struct
+    (``file_path``, ``file_name``, ``file_size``, ``file_block_start``, ``file_block_length``,
+    ``file_modification_time``) as a column (:mod:`sliceflow.spark.json.file_metadata`); with
+    ``.schema(s)``, ``s`` must end with it. ``input_file_name()`` stays empty (Spark fills it
+    for its own file scans only).
+
+    **Errors** (the Python exception's message is one line that starts with Spark's error
+    class; a Spark worker sends it without the traceback):
+
+    * ``load()`` without a schema lists the files and infers then: a missing path raises
+      ``pyspark.errors.AnalysisException`` (condition ``PYTHON_DATA_SOURCE_ERROR``, Spark's:
+      ``PATH_NOT_FOUND``) whose first line ends ``[PATH_NOT_FOUND] Path does not exist:
+      file:/....``. With ``.schema(s)``, Spark creates the source at the first action, so the
+      missing path, and a partition column the schema leaves out, raise that
+      ``AnalysisException`` there.
+    * In a read task (FAILFAST on a malformed line: ``[FAILED_READ_FILE.NO_HINT] Encountered
+      error while reading file file:///... [MALFORMED_RECORD_IN_PARSING...] ... line N.``;
+      damaged compressed data; a file gone after listing: ``FAILED_READ_FILE.FILE_NOT_EXIST``):
+      ``pyspark.errors.PythonException`` (Spark's own JSON reader: ``Py4JJavaError`` /
+      ``SparkException``).
+    * A stream without a schema, unless ``spark.sql.streaming.schemaInference`` was true when
+      :func:`register` ran: ``[_LEGACY_ERROR_TEMP_2048] Schema must be specified when creating
+      a streaming source DataFrame...`` when the query starts
+      (``StreamingQueryException``; Spark raises ``IllegalArgumentException`` at ``load()``).
     """
 
     @classmethod
@@ -277,20 +375,23 @@ class JsonDataSource(DataSource):
     def schema(self) -> StructType:
         """The schema ``spark.read.json`` infers for the same files and options (called only
         when the read gives no schema); see :func:`sliceflow.json.infer_schema`."""
+        with spark_shaped():
+            return self._infer()
+
+    def _infer(self) -> StructType:
         from sliceflow.json.infer import infer_schema
 
         options = dict(self.options)
         paths = _paths(options)
-        time_zone = _pop(options, "timeZone") or self.session_defaults.get("timeZone", "UTC")
-        session: dict[str, str] = {
-            key: self.session_defaults[key]
-            for key in ("timestampType", "caseSensitive")
-            if key in self.session_defaults
-        }
-        settings = _filesystem_settings(self.session_defaults)
+        settings = SourceSettings.pop(options, self.session_defaults)
+        include_metadata = _flag(options, "includeMetadata", "false")
+        time_zone = settings.time_zone
+        session = {"timestampType": settings.get("timestampType").upper()}
+        session["caseSensitive"] = settings.get("caseSensitive").lower()
+        filesystem = settings.filesystem
         # The files the read lists (the listing options stay in `options`; inference ignores
         # them), so both see the same files.
-        entries = list_files(paths, options, settings, time_zone=time_zone)
+        entries = list_files(paths, options, filesystem, time_zone=time_zone)
         if not entries:
             # Spark: [UNABLE_TO_INFER_SCHEMA] when there is no file to infer from.
             raise ValueError(
@@ -303,78 +404,88 @@ class JsonDataSource(DataSource):
             options=options,
             time_zone=time_zone,
             session=session,
-            settings=settings,
+            settings=filesystem,
         )
         # The read splits these files (the instance reaches the read's planner pickled, this
         # attribute with it): one listing per DataFrame, as Spark's file index lists once
         # when the DataFrame is made and every action on it reads those files.
         self.listing = entries
-        type_inference = (
-            self.session_defaults.get("partitionColumnTypeInference", "true").lower() == "true"
+        self.inferred = True
+        schema = _with_partition_columns(
+            StructType.fromJson(dict(inferred)),
+            entries,
+            settings.flag("partitionColumnTypeInference"),
+            time_zone,
         )
-        return _with_partition_columns(
-            StructType.fromJson(dict(inferred)), entries, type_inference, time_zone
-        )
+        if include_metadata:
+            schema = StructType([f for f in schema.fields if f.name != METADATA_COLUMN])
+            schema.add(metadata_field())
+        return schema
 
-    #: Session settings captured by :func:`register`, since Spark plans Python data sources in
-    #: a worker process, where the driver's session is out of reach.
+    #: Session settings captured by :func:`register` (:func:`source_settings.capture`): the
+    #: planner cannot read the session; empty for the class pyspark finds on its own.
     session_defaults: dict[str, str] = {}
     #: The session's ``spark.sliceflow.memory.*`` settings, captured by :func:`register` too.
     memory_limits: dict[str, str] = {}
     #: The files :meth:`schema` listed to infer from (None when the read gave a schema).
     listing: list[FileEntry] | None = None
+    #: Whether :meth:`schema` inferred the schema (the read gave none).
+    inferred: bool = False
 
     def reader(self, schema: StructType) -> DataSourceReader:
-        return JsonDataSourceReader(
-            self.options, schema, self.session_defaults, self.memory_limits, self.listing
-        )
+        with spark_shaped():
+            return JsonDataSourceReader(
+                self.options, schema, self.session_defaults, self.memory_limits, self.listing
+            )
 
     def streamReader(self, schema: StructType) -> DataSourceStreamReader:
         """``spark.readStream.format("sliceflow.json").schema(s).load(folder)``: the files
         arriving under ``folder``, with the file stream source's options
         (:mod:`sliceflow.spark.json.stream_source`)."""
-        options = dict(self.options)
-        stream = StreamOptions.pop(options)
-        decoder = JsonDataSourceReader(options, schema, self.session_defaults, self.memory_limits)
+        try:
+            options = dict(self.options)
+            stream = StreamOptions.pop(options)
+            decoder = JsonDataSourceReader(
+                options, schema, self.session_defaults, self.memory_limits
+            )
+            if self.inferred and not decoder.source_settings.flag("schemaInference"):
+                raise ValueError(STREAM_NEEDS_SCHEMA)
+        except Exception as exc:  # raised by the stream's first call (see FailedStream)
+            return FailedStream(exc)
         return JsonStreamReader(stream, decoder, FileSplit, self.session_defaults)
 
 
-def register(spark: SparkSession) -> None:
-    """Registers the ``sliceflow.json`` data source with ``spark``.
+#: Spark's refusal of a file stream without a schema (``IllegalArgumentException``, error
+#: class ``_LEGACY_ERROR_TEMP_2048``), and how sliceflow reads the setting that allows one.
+STREAM_NEEDS_SCHEMA = (
+    "[_LEGACY_ERROR_TEMP_2048] Schema must be specified when creating a streaming source "
+    "DataFrame. If some files already exist in the directory, then depending on the file "
+    "format you may be able to create a static DataFrame on that directory with "
+    "'spark.read.load(directory)' and infer schema from it. (sliceflow.json reads "
+    "spark.sql.streaming.schemaInference=true when sliceflow.spark.register(spark) is called "
+    "after setting it.)"
+)
 
-    The session's time zone (``spark.sql.session.timeZone``), split size
-    (``spark.sql.files.maxPartitionBytes``) and memory limits (``spark.sliceflow.memory.*``)
-    are read now; call ``register`` again after changing them, or pass
-    ``.option("timeZone", ...)`` / ``.option("maxPartitionBytes", ...)``. So are the
-    filesystem settings (``spark.hadoop.fs.*``: S3A credentials and endpoint, mapped as
-    ``docs/json-files.md`` lists), ``spark.sql.files.ignoreMissingFiles`` /
-    ``ignoreCorruptFiles`` and ``spark.sql.sources.partitionColumnTypeInference.enabled`` /
-    ``validatePartitionColumns``.
+
+def register(spark: SparkSession) -> None:
+    """Registers the ``sliceflow.json`` data source with ``spark``, carrying the session's
+    settings to the worker that plans the read.
+
+    Not needed for ``format("sliceflow.json")`` to be found (pyspark finds the installed
+    ``pyspark_sliceflow`` module), but the only way the planner sees
+    ``spark.sql.files.maxPartitionBytes`` (or the ``maxPartitionBytes`` option),
+    ``spark.sql.timestampType``, ``spark.sql.caseSensitive``,
+    ``spark.sql.sources.partitionColumnTypeInference.enabled``,
+    ``spark.sql.streaming.schemaInference``, and, for listing and timestamp partition
+    values, the session time zone and ``spark.hadoop.fs.*`` keys (or their per-read options);
+    see :class:`JsonDataSource`. They are read now: call ``register`` again after changing
+    them. The read tasks also follow the session's explicitly set confs on their own.
     """
     settings = SessionSettings.read(spark)
-    defaults = {
-        "timeZone": settings.time_zone,
-        "maxPartitionBytes": str(
-            spark.conf.get("spark.sql.files.maxPartitionBytes", str(DEFAULT_SPLIT_BYTES))
-        ),
-        # Session settings schema inference reads.
-        "timestampType": str(spark.conf.get("spark.sql.timestampType", "TIMESTAMP_LTZ")).upper(),
-        "caseSensitive": str(spark.conf.get("spark.sql.caseSensitive", "false")).lower(),
-    }
-    for name, key, default in (
-        ("ignoreMissingFiles", "spark.sql.files.ignoreMissingFiles", "false"),
-        ("ignoreCorruptFiles", "spark.sql.files.ignoreCorruptFiles", "false"),
-        (
-            "partitionColumnTypeInference",
-            "spark.sql.sources.partitionColumnTypeInference.enabled",
-            "true",
-        ),
-        ("validatePartitionColumns", "spark.sql.sources.validatePartitionColumns", "true"),
-    ):
-        defaults[name] = str(spark.conf.get(key, default))
-    # Filesystem credentials and endpoints (spark.hadoop.fs.s3a.* ...), mapped onto pyarrow's
-    # filesystems by sliceflow._io.filesystems.
-    defaults.update(hadoop_settings(spark.conf.getAll))
+    conf = dict(spark.conf.getAll)
+    defaults = capture(conf)
+    # The session's zone as Spark resolves it, also when it was never set.
+    defaults["timeZone"] = settings.time_zone
     # A class made here travels to the planner worker by value, with its defaults.
     attributes = {"session_defaults": defaults, "memory_limits": settings.memory_limits}
     source = type("JsonDataSource", (JsonDataSource,), attributes)

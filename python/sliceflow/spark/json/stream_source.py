@@ -17,7 +17,7 @@ source's reader (``JsonDataSourceReader``, handed over by ``JsonDataSource.strea
 the JSON options, schema and results are the batch source's.
 
 Offsets (in the query's checkpoint, JSON): ``{"batch": n, "files": [[path, size, partition
-values], ...], "seen": {key: mtime_ms, ...}, "purgedBefore": ms}``. ``files`` are the
+values, mtime_ms], ...], "seen": {key: mtime_ms, ...}, "purgedBefore": ms}``. ``files`` are the
 micro-batch's own files, so a batch replayed after a restart reads exactly them; hive-style
 partition folders (``day=2026-11-24/``) fill the partition columns the schema names, as in
 Spark's file stream source (the others are not added); ``seen`` is Spark's seen-files map, which
@@ -32,7 +32,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar
+from typing import Any, NoReturn, Protocol, TypeVar
 
 import pyarrow as pa
 from pyspark.sql.datasource import DataSourceStreamReader, InputPartition
@@ -47,9 +47,16 @@ from pyspark.sql.streaming.datasource import (
 from sliceflow._io.codecs import is_splittable
 from sliceflow._io.filesystems import resolve, split_scheme
 from sliceflow._io.listing import FileEntry, list_files
+from sliceflow.spark.json.source_errors import spark_shaped
 from sliceflow.spark.json.source_options import parse_bytes, parse_time_ms, pop_option
 
-__all__ = ["JsonStreamReader", "StreamOptions", "list_stream_files", "split_ranges"]
+__all__ = [
+    "FailedStream",
+    "JsonStreamReader",
+    "StreamOptions",
+    "list_stream_files",
+    "split_ranges",
+]
 
 #: Spark's default ``maxFileAge``.
 DEFAULT_MAX_FILE_AGE = "7d"
@@ -243,12 +250,15 @@ class JsonStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         self,
         stream: StreamOptions,
         decoder: SplitDecoder,
-        make_split: Callable[[str, int, int, tuple[tuple[str, str], ...]], InputPartition],
+        make_split: Callable[
+            [str, int, int, tuple[tuple[str, str], ...], int, int | None], InputPartition
+        ],
         session_defaults: Mapping[str, str],
     ) -> None:
         """``stream``: the streaming options (:meth:`StreamOptions.pop`); ``decoder``: the batch
         source's reader over the other options, which decodes each split; ``make_split``: its
-        split type (path, start, end, hive-style partition values)."""
+        split type (path, start, end, hive-style partition values, file size, modification
+        time in ms or None)."""
         self.stream = stream
         self.decoder = decoder
         self.make_split = make_split
@@ -338,7 +348,11 @@ class JsonStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
             "batch": int(start["batch"]) + 1,
             # Each file's partition values too: the columns a user schema names are filled
             # from them (Spark's file stream source fills those, and only those).
-            "files": [[f.path, f.size, [list(v) for v in f.partition_values]] for f in batch],
+            # And its modification time, for includeMetadata's _metadata column.
+            "files": [
+                [f.path, f.size, [list(v) for v in f.partition_values], f.modification_time_ms]
+                for f in batch
+            ],
             "purgedBefore": purged_before,
             "seen": dict(sorted(seen.items())),
         }
@@ -353,7 +367,11 @@ class JsonStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         splits: list[InputPartition] = []
         for entry, pieces in zip(end["files"], ranges, strict=True):
             values = tuple((str(k), str(v)) for k, v in entry[2]) if len(entry) > 2 else ()
-            splits.extend(self.make_split(entry[0], a, b, values) for a, b in pieces)
+            # Offsets written before the modification time was kept have none.
+            mtime = int(entry[3]) if len(entry) > 3 else None
+            splits.extend(
+                self.make_split(entry[0], a, b, values, int(entry[1]), mtime) for a, b in pieces
+            )
         return splits
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
@@ -379,3 +397,35 @@ class JsonStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
                 fs.move(inner, target)
             except OSError:
                 continue
+
+
+class FailedStream(DataSourceStreamReader):
+    """A stream that raises ``error`` at its first call: ``streamReader()`` returns it instead of
+    raising, because pyspark 4.3's streaming source runner hides an error raised by
+    ``streamReader()`` behind its own (``UnboundLocalError: ... 'reader'``, from ``reader.stop()``
+    in a ``finally``); raised from the reader's methods, the error reaches the query as it is."""
+
+    def __init__(self, error: Exception) -> None:
+        self.error = error
+
+    def _fail(self) -> NoReturn:
+        with spark_shaped():
+            raise self.error
+
+    def initialOffset(self) -> NoReturn:
+        self._fail()
+
+    def latestOffset(self, start: dict[str, Any], limit: ReadLimit) -> NoReturn:
+        self._fail()
+
+    def getDefaultReadLimit(self) -> NoReturn:
+        self._fail()
+
+    def partitions(self, start: dict[str, Any], end: dict[str, Any]) -> NoReturn:
+        self._fail()
+
+    def read(self, partition: InputPartition) -> NoReturn:
+        self._fail()
+
+    def commit(self, end: dict[str, Any]) -> None:
+        return None
