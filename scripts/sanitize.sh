@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# The C++ core under ASan+UBSan: bounded libFuzzer runs of the JSON decoder, JSON schema
-# inference, the window kernel (batch and streaming steps), the changelog kernel, the
-# deduplicate kernel, the Top-N ranker (from its Arrow batch), Arrow input validation (forged C
-# Data Interface structs) and the state format (forged or damaged state values), then the decoder's, schema inference's, the window,
-# changelog and deduplicate kernels' Python tests against an extension built with the
-# sanitizers.
+# The C++ core under ASan+UBSan, from one clang build tree (build/sanitize/fuzz: the core's
+# objects are compiled once, for the fuzzers, the C++ test programs and the Python extension
+# alike): bounded libFuzzer runs of the JSON decoder, JSON schema inference, the window kernel
+# (batch and streaming steps), the changelog kernel, the deduplicate kernel, the Top-N ranker
+# (from its Arrow batch), Arrow input validation (forged C Data Interface structs) and the
+# state format (forged or damaged state values); the date/time and JSON option programs; then
+# the decoder's, schema inference's, the window, changelog, deduplicate and Top-N kernels'
+# Python tests against the sanitized extension.
 #
 # Fuzzing budget: FUZZ_SECONDS is the total over all the fuzzers (default 240), split evenly
 # between them (at least 1 s each) and run in two lanes side by side (120 s of wall time by
@@ -24,9 +26,15 @@ build=build/sanitize
 mkdir -p "$build" "$build/corpus"
 
 if command -v clang++ >/dev/null 2>&1; then
+  # One clang build tree for everything sanitized: the fuzzers, the C++ test programs and the
+  # Python extension share the objects of sliceflow_core (compiled once, with coverage
+  # feedback for the fuzzers; the ASan runtime answers the coverage hooks outside them).
   cmake -S . -B "$build/fuzz" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DSLICEFLOW_PYTHON=OFF -DSLICEFLOW_FUZZ=ON -DSLICEFLOW_SANITIZE=address,undefined >/dev/null
-  cmake --build "$build/fuzz" -j2 --target "${fuzzers[@]}" >/dev/null
+    -DSLICEFLOW_FUZZ=ON -DSLICEFLOW_CPP_TESTS=ON -DSLICEFLOW_SANITIZE=address,undefined \
+    -DSLICEFLOW_PYTHON=ON -DPython_EXECUTABLE="$PWD/.venv/bin/python" \
+    -Dpybind11_DIR="$(.venv/bin/python -m pybind11 --cmakedir)" >/dev/null
+  cmake --build "$build/fuzz" -j2 --target "${fuzzers[@]}" test_datetime test_json_options \
+    _core >/dev/null
   cp -n tests/data/fuzz_seeds/* "$build/corpus/" 2>/dev/null || true
   mkdir -p "$build/window_corpus" "$build/changelog_corpus" "$build/arrow_input_corpus" \
     "$build/state_corpus" "$build/topn_corpus"
@@ -77,36 +85,26 @@ else
 fi
 
 # Date/time parsing against Spark's answers (tests/data/datetime_cases.json) and the JSON
-# option parser the binding and the fuzzer share, sanitized: the two programs compile side by
-# side (one core each), then run.
-g++ -std=c++17 -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
-  -fno-omit-frame-pointer -Icpp cpp/json/datetime/*.cpp tests/cpp/test_datetime.cpp -lsimdjson \
-  -o "$build/test_datetime" &
-datetime_build=$!
-g++ -std=c++17 -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
-  -fno-omit-frame-pointer -Icpp cpp/json/options.cpp cpp/json/datetime/*.cpp \
-  tests/cpp/test_json_options.cpp -o "$build/test_json_options" &
-options_build=$!
-wait "$datetime_build"
-wait "$options_build"
-ASAN_OPTIONS=detect_leaks=1 "$build/test_datetime" tests/data/datetime_cases.json | tail -3
-ASAN_OPTIONS=detect_leaks=1 "$build/test_json_options"
+# option parser the binding and the fuzzer share, sanitized.
+ASAN_OPTIONS=detect_leaks=1 "$build/fuzz/test_datetime" tests/data/datetime_cases.json | tail -3
+ASAN_OPTIONS=detect_leaks=1 "$build/fuzz/test_json_options"
 
-# The decoder's and schema inference's Python tests with an ASan+UBSan build of the
-# extension (gcc runtime), unpacked beside the installed package and put first on the path
-# (tests/conftest.py adds tests/ itself, for the tests' shared helpers in tests/support/).
-rm -rf "$build/wheelhouse" "$build/site"
-SLICEFLOW_SANITIZE=address,undefined .venv/bin/python -m pip wheel -q --no-deps \
-  --config-settings=cmake.build-type=RelWithDebInfo --config-settings=build-dir="$build/wheel" \
-  -w "$build/wheelhouse" .
-.venv/bin/python -m zipfile -e "$build"/wheelhouse/sliceflow-*.whl "$build/site"
-asan=$(g++ -print-file-name=libasan.so)
-ubsan=$(g++ -print-file-name=libubsan.so)
+# The kernels' Python tests with the sanitized extension of that build tree: the package's
+# sources with it, put first on the path, and clang's ASan runtime (UBSan's handlers and the
+# coverage hooks included) preloaded into the interpreter (tests/conftest.py adds tests/
+# itself, for the tests' shared helpers in tests/support/).
+rm -rf "$build/site"
+mkdir -p "$build/site"
+cp -r python/sliceflow "$build/site/"
+rm -f "$build"/site/sliceflow/_core*.so
+cp "$build"/fuzz/_core*.so "$build/site/sliceflow/"
+asan=$(clang++ -print-file-name=libclang_rt.asan-x86_64.so)
 root=$PWD
-(cd "$build" && PYTHONPATH="$root/$build/site" LD_PRELOAD="$asan:$ubsan" \
+(cd "$build" && PYTHONPATH="$root/$build/site" LD_PRELOAD="$asan" \
   ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
   "$root/.venv/bin/python" -m pytest -q -p no:cacheprovider -n 2 "$root/tests/json/test_json_decode.py" \
   "$root/tests/json/test_fast_path.py" "$root/tests/window/test_window_kernel.py" \
   "$root/tests/window/test_window_stream_steps.py" "$root/tests/changelog/test_changelog_kernel.py" \
-  "$root/tests/dedup/test_dedup_kernel.py" "$root/tests/runtime/test_untrusted_input.py" \
+  "$root/tests/dedup/test_dedup_kernel.py" "$root/tests/topn/test_topn_kernel.py" \
+  "$root/tests/runtime/test_untrusted_input.py" \
   "$root/tests/json/test_json_infer.py" "$root/tests/json/test_json_infer_batches.py")
