@@ -89,6 +89,14 @@ if [ "${1:-}" = --entry-points ]; then
   exit 0
 fi
 
+# Each stage's wall time goes to the log (`stage: <name> took N s`), and the total at the end.
+began=$SECONDS
+stage_start=$SECONDS
+stage() {  # ends the running stage: prints its time, starts the next
+  echo "stage: $1 took $((SECONDS - stage_start)) s (total $((SECONDS - began)) s)"
+  stage_start=$SECONDS
+}
+
 # Apache Flink for the `flink` tests (tests/*/test_*_flink.py), so the changelog, Top-N and
 # deduplicate models are compared with Flink on every run (first run: a minute or two; then
 # under a second), is installed while setup.sh builds sliceflow: one is downloads, the other
@@ -103,6 +111,7 @@ if ! wait "$flink"; then
   exit 1
 fi
 cat build/flink-venv.out
+stage "set-up (with the Flink venv alongside)"
 export PYSPARK_PYTHON="$PWD/.venv/bin/python"
 export PYSPARK_DRIVER_PYTHON="$PWD/.venv/bin/python"
 # The whole suite takes hypothesis' larger budget (tests/conftest.py), here as in CI.
@@ -114,16 +123,23 @@ if [ $# = 0 ]; then
   bash scripts/typecheck.sh  # mypy, strict, on python/sliceflow (pyproject.toml [tool.mypy])
   bash scripts/stubs.sh --check
   bash scripts/docs.sh  # the API reference (Sphinx, warnings are errors)
+  stage "lint, format, types, stubs, API reference"
   bash scripts/sanitize.sh
+  stage "sanitizers (fuzzing, C++ tests, sanitized Python tests)"
 fi
 # The package source lives in python/, so the tests import the installed build. Every tier:
 # the fast one (pyproject.toml's addopts) on every core (pytest-xdist: its tests are CPU-bound
-# and share nothing), then the Spark, Flink, cluster, Connect and slow tiers in one process
-# (one SparkSession for them all); the 30 slowest of each in the log.
+# and share nothing), then the Spark, Flink, cluster, Connect and slow tiers on two workers
+# (each with its own SparkSession, a test file on one worker: much of a Spark test is waiting
+# on the JVM, job scheduling and Python workers, so two share the two cores); the 30
+# slowest of each in the log.
 if [ $# = 0 ]; then
   .venv/bin/python -m pytest tests -n auto --durations=30
+  stage "fast tier"
   .venv/bin/python -m pytest tests -m "spark or flink or cluster or connect or slow" \
-    --durations=30
+    -n 2 --dist loadfile --durations=30
+  stage "Spark, Flink, cluster, Connect and slow tiers"
 else
   .venv/bin/python -m pytest tests -m "" --durations=30 "$@"
+  stage "pytest $*"
 fi
