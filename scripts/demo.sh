@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The main job: set-up, then the streaming pipeline demo on local Spark (see
 # examples/pipeline_demo.py; arguments go to it, e.g. `bash scripts/demo.sh 2000000`).
-# The set-up installs only what the demo runs and prints one line (apt's and pip's output go
+# The set-up installs only what the demo runs and says what it builds (apt's and pip's output go
 # to build/setup.log); with unchanged sources it takes about a second.
 set -euo pipefail
 cd "$(dirname "$0")/.."

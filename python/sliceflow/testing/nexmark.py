@@ -50,11 +50,18 @@ def bid_lines(
 
 
 def write_bids(
-    path: str | os.PathLike[str], n: int, *, seed: int = 42, files: int = 1
+    path: str | os.PathLike[str],
+    n: int,
+    *,
+    seed: int = 42,
+    files: int = 1,
+    events_per_second: int = 1000,
 ) -> list[str]:
-    """Writes ``n`` bids as NDJSON into ``files`` files under the folder ``path``."""
+    """Writes ``n`` bids as NDJSON into ``files`` files under the folder ``path``, in
+    event-time order, ``events_per_second`` bids per second of event time from 2026-11-23
+    00:00 UTC (:func:`bid_lines`)."""
     os.makedirs(path, exist_ok=True)
-    lines = bid_lines(n, seed=seed)
+    lines = bid_lines(n, seed=seed, events_per_second=events_per_second)
     written = []
     per_file = -(-n // files)
     for k in range(files):
