@@ -8,18 +8,12 @@ import time
 import pytest
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
+from support.spark_helpers import assert_same_rows
 
 import sliceflow.spark as sfs
 from sliceflow.testing import BID_DDL, bid_lines, write_bids
 
 pytestmark = pytest.mark.spark
-
-
-def assert_same_rows(left, right):
-    assert left.schema == right.schema
-    assert left.count() == right.count()
-    assert left.exceptAll(right).count() == 0
-    assert right.exceptAll(left).count() == 0
 
 
 MIXED = [

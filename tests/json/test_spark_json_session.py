@@ -27,6 +27,7 @@ from pyspark.errors import (
 )
 from pyspark.sql import functions as F
 from support import JOBS
+from support.spark_helpers import job_env
 
 import sliceflow.spark as sfs
 from sliceflow.testing.spark import run_to_end
@@ -66,17 +67,7 @@ def fresh(spark):
 def _job(mode, tmp_path):
     data, out = tmp_path / "data", tmp_path / "out"
     out.mkdir()
-    import sliceflow
-
-    python = os.path.dirname(os.path.dirname(os.path.abspath(sliceflow.__file__)))
-    path = [python] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
-    env = dict(
-        os.environ,
-        PYSPARK_PYTHON=sys.executable,
-        PYSPARK_DRIVER_PYTHON=sys.executable,
-        PYTHONPATH=os.pathsep.join(os.path.abspath(p) for p in path),
-        SPARK_TESTING="1",  # a local Connect server on an ephemeral port
-    )
+    env = job_env(SPARK_TESTING="1")  # SPARK_TESTING: a local Connect server, ephemeral port
     job = os.path.join(JOBS, "json_no_register_job.py")
     done = subprocess.run(
         [sys.executable, job, mode, str(data), str(out)],

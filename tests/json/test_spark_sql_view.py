@@ -8,18 +8,12 @@ from __future__ import annotations
 import os
 
 import pytest
+from support.spark_helpers import assert_same_rows
 
 import sliceflow.spark as sfs
 from sliceflow.testing import BID_DDL, write_bids
 
 pytestmark = pytest.mark.spark
-
-
-def assert_same_rows(left, right):
-    assert left.schema == right.schema
-    assert left.count() == right.count()
-    assert left.exceptAll(right).count() == 0
-    assert right.exceptAll(left).count() == 0
 
 
 @pytest.fixture(scope="module")

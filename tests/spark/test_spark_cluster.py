@@ -8,6 +8,7 @@ import sys
 
 import pytest
 from support import JOBS
+from support.spark_helpers import job_env
 
 pytestmark = [pytest.mark.spark, pytest.mark.cluster]
 
@@ -31,16 +32,7 @@ def _run_job(script: str, timeout: float) -> list[str]:
     """Runs ``tests/jobs/<script>`` with executors that import the same sliceflow as this process
     (a working tree run with PYTHONPATH=python too: executors start in other directories, so
     the path is absolute); returns its ``rows=`` summary lines."""
-    import sliceflow
-
-    here = os.path.dirname(os.path.dirname(os.path.abspath(sliceflow.__file__)))
-    path = [here] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
-    env = dict(
-        os.environ,
-        PYSPARK_PYTHON=sys.executable,
-        PYSPARK_DRIVER_PYTHON=sys.executable,
-        PYTHONPATH=os.pathsep.join(os.path.abspath(p) for p in path),
-    )
+    env = job_env()
     job = os.path.join(JOBS, script)
     result = subprocess.run(
         [sys.executable, job], env=env, capture_output=True, text=True, timeout=timeout

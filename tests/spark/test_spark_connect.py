@@ -24,6 +24,7 @@ import pyarrow.parquet as pq
 import pytest
 from jobs.connect_job import CONF, QUERIES, run_queries
 from support import JOBS
+from support.spark_helpers import job_env
 
 from sliceflow.testing import write_bids
 
@@ -42,21 +43,11 @@ def _rows(path: str) -> tuple[pa.Schema, list[str]]:
 
 
 def _job_env() -> dict[str, str]:
-    import sliceflow
-
-    # The Connect server's Python workers import the same sliceflow as this process.
-    here = os.path.dirname(os.path.dirname(os.path.abspath(sliceflow.__file__)))
-    path = [here] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
-    return dict(
-        os.environ,
-        PYSPARK_PYTHON=sys.executable,
-        PYSPARK_DRIVER_PYTHON=sys.executable,
-        PYTHONPATH=os.pathsep.join(os.path.abspath(p) for p in path),
-        # pyspark's local Connect server then binds an ephemeral port and its client asks the
-        # server for it (as PySpark's own Connect tests do): no clash with another server on
-        # the default port 15002.
-        SPARK_TESTING="1",
-    )
+    # The Connect server's Python workers import the same sliceflow as this process;
+    # SPARK_TESTING: pyspark's local Connect server then binds an ephemeral port and its client
+    # asks the server for it (as PySpark's own Connect tests do): no clash with another server
+    # on the default port 15002.
+    return job_env(SPARK_TESTING="1")
 
 
 def test_connect_session_gives_the_classic_rows(spark, tmp_path):

@@ -4,6 +4,7 @@ of parquet files (one file per micro-batch) run to the end of their input."""
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -64,3 +65,28 @@ def collect_tables(df, checkpoint: str) -> dict[int, pa.Table]:
 
     run_to_end(df, checkpoint, each)
     return got
+
+
+def assert_same_rows(left, right) -> None:
+    """Two DataFrames hold the same schema and the same rows (as multisets)."""
+    assert left.schema == right.schema
+    assert left.count() == right.count()
+    assert left.exceptAll(right).count() == 0
+    assert right.exceptAll(left).count() == 0
+
+
+def job_env(**extra: str) -> dict[str, str]:
+    """The environment of a tests/jobs/ script run as a subprocess: Spark's Python workers run
+    this interpreter and import the same sliceflow as this process (a working tree run with
+    PYTHONPATH=python too: executors start in other directories, so the path is absolute)."""
+    import sliceflow
+
+    here = os.path.dirname(os.path.dirname(os.path.abspath(sliceflow.__file__)))
+    path = [here] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    return dict(
+        os.environ,
+        PYSPARK_PYTHON=sys.executable,
+        PYSPARK_DRIVER_PYTHON=sys.executable,
+        PYTHONPATH=os.pathsep.join(os.path.abspath(p) for p in path),
+        **extra,
+    )
