@@ -15,7 +15,12 @@ import sliceflow.errors
 __all__: list[str] = ["Decoder", "MalformedRecordError", "SchemaInference"]
 
 class MalformedRecordError(ValueError, sliceflow.errors.SliceflowError):
-    pass
+    """
+    A malformed JSON document in FAILFAST mode: Spark's
+    ``MALFORMED_RECORD_IN_PARSING`` error, with the record's text (and, from the data source, the
+    file and line). Made by the C++ extension (``sliceflow._core.json``); a ``ValueError`` and a
+    :class:`SliceflowError`.
+    """
 
 class Decoder:
     """
