@@ -14,7 +14,7 @@ import pytest
 from pyspark.sql.types import IntegerType, StringType, StructField, StructType
 
 from sliceflow.spark.json.source import JsonDataSource
-from sliceflow.spark.json.stream_source import JsonStreamReader
+from sliceflow.spark.json.stream_source import FailedStream, JsonStreamReader
 
 SCHEMA = StructType([StructField("f", StringType()), StructField("i", IntegerType())])
 
@@ -30,6 +30,8 @@ def counted_reader(folder: Path, **options: Any) -> tuple[JsonStreamReader, list
     """The source's stream reader and a list that grows by one per listing of the folder."""
     source = JsonDataSource({"path": str(folder), **{k: str(v) for k, v in options.items()}})
     reader = source.streamReader(SCHEMA)
+    if isinstance(reader, FailedStream):  # a refused stream raises at its first call
+        reader.initialOffset()
     assert isinstance(reader, JsonStreamReader)
     listings: list[int] = []
     listing = reader._list
