@@ -39,6 +39,19 @@ settings.load_profile(
     os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev")
 )
 
+#: The test files that take minutes each (a wheel build and fresh environments, a Connect
+#: server, local-cluster jobs, whole scripts in fresh sessions), in the order they run first:
+#: pytest-xdist hands out files in collection order, so the long ones start at once on both
+#: workers instead of ending the run alone (`--durations=30` in the CI log says which they are).
+LONG_FILES = (
+    "tests/package/test_wheel.py",  # 830 s in the CI run of 2026-11-28
+    "tests/spark/test_spark_cluster.py",  # 613 s
+    "tests/changelog/test_changelog_flink.py",  # 339 s of Flink set-up
+    "tests/spark/test_spark_connect.py",  # 209 s
+    "tests/bench/test_bench_window_stream.py",  # 147 s
+    "tests/package/test_readme.py",  # 118 s
+)
+
 #: The markers whose tests start Spark, Flink or a cluster, or are slow: the long timeout.
 LONG_TIERS = ("spark", "cluster", "connect", "flink", "slow")
 LONG_TIMEOUT = 900
@@ -46,6 +59,13 @@ LONG_TIMEOUT = 900
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    root = os.path.dirname(HERE)
+
+    def rank(item: pytest.Item) -> int:
+        path = os.path.relpath(str(item.path), root).replace(os.sep, "/")
+        return LONG_FILES.index(path) if path in LONG_FILES else len(LONG_FILES)
+
+    items.sort(key=rank)  # stable: the order within a file, and of the other files, stays
     for item in items:
         if "spark" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.spark)
