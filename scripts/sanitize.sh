@@ -100,7 +100,9 @@ rm -f "$build"/site/sliceflow/_core*.so
 cp "$build"/fuzz/_core*.so "$build/site/sliceflow/"
 asan=$(clang++ -print-file-name=libclang_rt.asan-x86_64.so)
 root=$PWD
-(cd "$build" && PYTHONPATH="$root/$build/site" LD_PRELOAD="$asan" \
+# Hypothesis' dev budget here: these tests run with the larger one, unsanitized, in the fast
+# tier, and the fuzzers above are the sanitized run's search for inputs.
+(cd "$build" && PYTHONPATH="$root/$build/site" LD_PRELOAD="$asan" HYPOTHESIS_PROFILE=dev \
   ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
   "$root/.venv/bin/python" -m pytest -q -p no:cacheprovider -n 2 "$root/tests/json/test_json_decode.py" \
   "$root/tests/json/test_fast_path.py" "$root/tests/window/test_window_kernel.py" \
