@@ -10,6 +10,7 @@ worker's environment variable, else :data:`sliceflow.memory.SPARK_WORKER_DEFAULT
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import Any
 
 from pyspark.sql import SparkSession
@@ -18,14 +19,32 @@ from pyspark.sql import SparkSession
 def from_session(spark: Any = None) -> dict[str, str]:
     """The ``spark.sliceflow.memory.*`` settings that are set, by limit name, of ``spark``
     (default: the active session; none without one)."""
+    spark = spark or SparkSession.getActiveSession()
+    if spark is None:
+        return {}
+    return _limits(lambda conf: spark.conf.get(conf, None))
+
+
+def from_task() -> dict[str, str]:
+    """The ``spark.sliceflow.memory.*`` settings a Spark task sees (the ones set explicitly in
+    its session, which Spark passes to tasks as local properties), by limit name; none outside
+    a task."""
+    from pyspark import TaskContext
+
+    context = TaskContext.get()
+    if context is None:
+        return {}
+    return _limits(context.getLocalProperty)
+
+
+def _limits(get: Callable[[str], Any]) -> dict[str, str]:
+    """The limits whose conf ``get`` gives a value for, each checked (a malformed value fails
+    naming the conf)."""
     from sliceflow import memory  # loads sliceflow._core only when a query is built
 
-    spark = spark or SparkSession.getActiveSession()
     settings: dict[str, str] = {}
-    if spark is None:
-        return settings
     for name, (_, _, _, conf) in memory.LIMITS.items():
-        value = spark.conf.get(conf, None)
+        value = get(conf)
         if value is not None and str(value).strip():
             memory.parse_limit(name, str(value), conf)
             settings[name] = str(value)

@@ -33,7 +33,7 @@ from sliceflow.errors import FileReadError, MalformedRecordError, SchemaError
 from sliceflow.json.line_blocks import ReadableBytes
 from sliceflow.json.options import normalize
 from sliceflow.json.schemas import resolve_schema
-from sliceflow.spark._runtime.memory_conf import apply_in_worker
+from sliceflow.spark._runtime.memory_conf import apply_in_worker, from_task
 from sliceflow.spark._runtime.session_settings import SessionSettings
 from sliceflow.spark.json.file_metadata import (
     METADATA_COLUMN,
@@ -43,12 +43,12 @@ from sliceflow.spark.json.file_metadata import (
     metadata_field,
 )
 from sliceflow.spark.json.source_errors import one_line, read_uri, spark_shaped
+from sliceflow.spark.json.source_options import pop_flag
 from sliceflow.spark.json.source_options import pop_option as _pop
 from sliceflow.spark.json.source_settings import (
     DEFAULT_SPLIT_BYTES,
     SourceSettings,
     capture,
-    task_memory_limits,
 )
 from sliceflow.spark.json.stream_source import FailedStream, JsonStreamReader, StreamOptions
 
@@ -95,13 +95,6 @@ def _paths(options: dict[str, str]) -> list[str]:
             "sliceflow.json needs a path: spark.read.format('sliceflow.json').load(path)"
         )
     return paths
-
-
-def _flag(options: dict[str, str], name: str, default: str) -> bool:
-    value = (_pop(options, name) or default).strip().lower()
-    if value not in ("true", "false"):
-        raise ValueError(f"option {name!r} must be true or false, got {value!r}")
-    return value == "true"
 
 
 def _check_partition_columns(
@@ -165,7 +158,7 @@ class JsonDataSourceReader(DataSourceReader):
         self.validate_partitions = planning.flag("validatePartitionColumns")
         self.time_zone = planning.time_zone
         self.split_bytes = planning.split_bytes
-        self.include_metadata = _flag(self.options, "includeMetadata", "false")
+        self.include_metadata = pop_flag(self.options, "includeMetadata")
         if self.include_metadata:
             metadata = [f for f in schema.fields if f.name == METADATA_COLUMN]
             if not metadata:
@@ -224,7 +217,7 @@ class JsonDataSourceReader(DataSourceReader):
             return
         # The session's settings as this task sees them (the query's explicitly set confs).
         task = self.source_settings.in_task()
-        apply_in_worker({**self.memory_limits, **task_memory_limits()})
+        apply_in_worker({**self.memory_limits, **from_task()})
         ignore_missing = task.flag("ignoreMissingFiles")
         ignore_corrupt = task.flag("ignoreCorruptFiles")
         with spark_shaped():
@@ -384,7 +377,7 @@ class JsonDataSource(DataSource):
         options = dict(self.options)
         paths = _paths(options)
         settings = SourceSettings.pop(options, self.session_defaults)
-        include_metadata = _flag(options, "includeMetadata", "false")
+        include_metadata = pop_flag(options, "includeMetadata")
         time_zone = settings.time_zone
         session = {"timestampType": settings.get("timestampType").upper()}
         session["caseSensitive"] = settings.get("caseSensitive").lower()

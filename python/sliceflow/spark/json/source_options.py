@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["parse_bytes", "parse_time_ms", "pop_option"]
+from sliceflow.errors import OptionError
+
+__all__ = ["parse_bytes", "parse_flag", "parse_time_ms", "pop_flag", "pop_option"]
 
 _BYTE_UNITS = {
     "b": 1,
@@ -44,6 +46,26 @@ def pop_option(options: dict[str, str], name: str) -> str | None:
         if key.lower() == name.lower():
             return options.pop(key)
     return None
+
+
+def parse_flag(name: str, value: str) -> bool:
+    """A true/false option value (case and surrounding space ignored); an ``OptionError``
+    naming the option otherwise.
+
+    >>> parse_flag("latestFirst", " TRUE"), parse_flag("latestFirst", "false")
+    (True, False)
+    """
+    text = value.strip().lower()
+    if text not in ("true", "false"):
+        raise OptionError(f"option {name!r} must be true or false, got {value!r}")
+    return text == "true"
+
+
+def pop_flag(options: dict[str, str], name: str, default: bool = False) -> bool:
+    """Removes a true/false option by name (ignoring case) and parses it; ``default`` when
+    absent."""
+    value = pop_option(options, name)
+    return default if value is None else parse_flag(name, value)
 
 
 def parse_bytes(value: str | int) -> int:

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 from sliceflow._io.filesystems import hadoop_settings
 from sliceflow.errors import OptionError
-from sliceflow.spark.json.source_options import parse_bytes, pop_option
+from sliceflow.spark.json.source_options import parse_bytes, parse_flag, pop_option
 
 __all__ = [
     "CONFS",
@@ -37,7 +37,6 @@ __all__ = [
     "capture",
     "local_time_zone",
     "task_confs",
-    "task_memory_limits",
 ]
 
 #: Split size when neither the option nor the session sets ``maxPartitionBytes``.
@@ -119,13 +118,6 @@ def task_confs() -> dict[str, str]:
     return capture(dict(properties))
 
 
-def _flag(name: str, value: str) -> bool:
-    text = value.strip().lower()
-    if text not in ("true", "false"):
-        raise OptionError(f"option {name!r} must be true or false, got {value!r}")
-    return text == "true"
-
-
 @dataclass(frozen=True)
 class SourceSettings:
     """The settings one read runs with (see the module docstring for where each comes from).
@@ -176,7 +168,7 @@ class SourceSettings:
         return local_time_zone() if default is None else default
 
     def flag(self, name: str) -> bool:
-        return _flag(name, self.get(name))
+        return parse_flag(name, self.get(name))
 
     @property
     def time_zone(self) -> str:
@@ -194,21 +186,3 @@ class SourceSettings:
         for source in (self.captured, self.session, self.given):
             merged.update({k: v for k, v in source.items() if k.lower().startswith("fs.")})
         return merged
-
-
-def task_memory_limits() -> dict[str, str]:
-    """The ``spark.sliceflow.memory.*`` settings a read task sees (set explicitly in the
-    session), by limit name."""
-    from pyspark import TaskContext
-
-    from sliceflow import memory
-
-    context = TaskContext.get()
-    if context is None:
-        return {}
-    limits: dict[str, str] = {}
-    for name, (_, _, _, conf) in memory.LIMITS.items():
-        value = context.getLocalProperty(conf)
-        if value is not None and str(value).strip():
-            limits[name] = str(value)
-    return limits

@@ -48,7 +48,12 @@ from sliceflow._io.codecs import is_splittable
 from sliceflow._io.filesystems import resolve, split_scheme
 from sliceflow._io.listing import FileEntry, list_files
 from sliceflow.spark.json.source_errors import spark_shaped
-from sliceflow.spark.json.source_options import parse_bytes, parse_time_ms, pop_option
+from sliceflow.spark.json.source_options import (
+    parse_bytes,
+    parse_time_ms,
+    pop_flag,
+    pop_option,
+)
 
 __all__ = [
     "FailedStream",
@@ -82,15 +87,6 @@ def list_stream_files(
         if any(c in path.split("://", 1)[-1] for c in "*?[{"):
             return []
         raise
-
-
-def _flag(options: dict[str, str], name: str) -> bool:
-    value = pop_option(options, name)
-    if value is None:
-        return False
-    if value.strip().lower() not in ("true", "false"):
-        raise ValueError(f"sliceflow.json: option {name!r} must be true or false, got {value!r}")
-    return value.strip().lower() == "true"
 
 
 def _positive(options: dict[str, str], name: str, parse: Callable[[str], int]) -> int | None:
@@ -179,8 +175,8 @@ class StreamOptions:
             ),
             max_files=max_files,
             max_bytes=max_bytes,
-            latest_first=_flag(options, "latestFirst"),
-            file_name_only=_flag(options, "fileNameOnly"),
+            latest_first=pop_flag(options, "latestFirst"),
+            file_name_only=pop_flag(options, "fileNameOnly"),
             max_file_age_ms=max_age,
             clean_source=clean,
             archive_dir=_absolute(archive) if archive else None,
