@@ -124,21 +124,33 @@ if [ $# = 0 ]; then
   bash scripts/stubs.sh --check
   bash scripts/docs.sh  # the API reference (Sphinx, warnings are errors)
   stage "lint, format, types, stubs, API reference"
-  bash scripts/sanitize.sh
-  stage "sanitizers (fuzzing, C++ tests, sanitized Python tests)"
+  # The sanitizers (clang build, fuzzing, C++ tests, sanitized Python tests: about 10 minutes
+  # of two cores) run alongside the pytest tiers at the lowest CPU priority: they take the
+  # cores the Spark tier leaves idle while it waits on JVMs, schedulers and Python workers
+  # (test_changelog_flink.py used 180 CPU-seconds in 460 s, test_wheel.py 83 in 352 s), and
+  # hardly slow it down. Their report is printed when they end; a failure fails the run, and
+  # an early exit stops them.
+  setsid nice -n 19 bash scripts/sanitize.sh >build/sanitize.out 2>&1 &
+  sanitizers=$!
+  trap 'kill -- -"$sanitizers" 2>/dev/null || true' EXIT
 fi
 # The package source lives in python/, so the tests import the installed build. Every tier:
 # the fast one (pyproject.toml's addopts) on every core (pytest-xdist: its tests are CPU-bound
-# and share nothing), then the Spark, Flink, cluster, Connect and slow tiers on two workers
+# and share nothing), then the Spark, Flink, cluster, Connect and slow tiers on three workers
 # (each with its own SparkSession, a test file on one worker: much of a Spark test is waiting
-# on the JVM, job scheduling and Python workers, so two share the two cores); the 30
+# on the JVM, job scheduling and Python workers, so three share the two cores); the 30
 # slowest of each in the log.
 if [ $# = 0 ]; then
   .venv/bin/python -m pytest tests -n auto --durations=30
   stage "fast tier"
   .venv/bin/python -m pytest tests -m "spark or flink or cluster or connect or slow" \
-    -n 2 --dist loadfile --durations=30
+    -n 3 --dist loadfile --durations=30
   stage "Spark, Flink, cluster, Connect and slow tiers"
+  sanitized=0
+  wait "$sanitizers" || sanitized=$?
+  cat build/sanitize.out
+  [ "$sanitized" = 0 ] || { echo "the sanitizer stage failed: its report is above" >&2; exit 1; }
+  stage "sanitizers (fuzzing, C++ tests, sanitized Python tests), after the tiers they ran beside"
 else
   .venv/bin/python -m pytest tests -m "" --durations=30 "$@"
   stage "pytest $*"
