@@ -136,15 +136,15 @@ if [ $# = 0 ]; then
 fi
 # The package source lives in python/, so the tests import the installed build. Every tier:
 # the fast one (pyproject.toml's addopts) on every core (pytest-xdist: its tests are CPU-bound
-# and share nothing), then the Spark, Flink, cluster, Connect and slow tiers on three workers
+# and share nothing), then the Spark, Flink, cluster, Connect and slow tiers on two workers
 # (each with its own SparkSession, a test file on one worker: much of a Spark test is waiting
-# on the JVM, job scheduling and Python workers, so three share the two cores); the 30
+# on the JVM, job scheduling and Python workers, so two share the two cores); the 30
 # slowest of each in the log.
 if [ $# = 0 ]; then
   .venv/bin/python -m pytest tests -n auto --durations=30
   stage "fast tier"
   .venv/bin/python -m pytest tests -m "spark or flink or cluster or connect or slow" \
-    -n 3 --dist loadfile --durations=30
+    -n 2 --dist loadfile --durations=30
   stage "Spark, Flink, cluster, Connect and slow tiers"
   sanitized=0
   wait "$sanitizers" || sanitized=$?
