@@ -133,7 +133,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("file-source rules", ("_io",)),
     ("operator", ("json", "window", "changelog", "topn", "dedup")),
     ("spark runtime", ("spark._runtime",)),
-    ("spark operator", ("spark.json", "spark.window", "spark.changelog", "spark.cdc")),
+    ("spark input", ("spark.json",)),
+    ("spark operator", ("spark.window", "spark.changelog", "spark.cdc")),
     ("spark operator", ("spark.topn", "spark.dedup")),
     ("entry points", ("", "spark", "testing")),
 ]

@@ -10,7 +10,9 @@ closure: Python workers have no session to read them from.
   Python as ``large_string``;
 * ``spark.sql.session.timeZone`` -- the zone of TIMESTAMP values;
 * ``spark.sliceflow.memory.*`` -- the kernels' memory limits
-  (:mod:`sliceflow.spark._runtime.memory_conf`).
+  (:mod:`sliceflow.spark._runtime.memory_conf`);
+* ``spark.sliceflow.fusion.enabled`` -- whether an operator over the ``sliceflow.json``
+  source runs its local phase inside the source's read (the fused scan; default true).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from pyspark.sql import SparkSession
 
 from sliceflow.spark._runtime.memory_conf import from_session
 
-__all__ = ["SessionSettings", "session_time_zone"]
+__all__ = ["FUSION_CONF", "SessionSettings", "session_time_zone"]
 
 
 def _flag(conf: Any, name: str, default: str) -> bool:
@@ -36,6 +38,10 @@ def session_time_zone(spark: Any = None) -> str:
     if spark is None:
         return "UTC"
     return spark.conf.get("spark.sql.session.timeZone", "UTC") or "UTC"
+
+
+#: Turns the fused scan off (``"false"``): operators then read the source's rows as any input.
+FUSION_CONF = "spark.sliceflow.fusion.enabled"
 
 
 @dataclass(frozen=True)
@@ -52,6 +58,9 @@ class SessionSettings:
     time_zone: str = "UTC"
     #: The ``spark.sliceflow.memory.*`` settings that are set, by limit name.
     memory_limits: dict[str, str] = field(default_factory=dict)
+    #: ``spark.sliceflow.fusion.enabled`` (default true): an operator over the
+    #: ``sliceflow.json`` source runs its local phase inside the source's read.
+    fusion: bool = True
 
     @classmethod
     def read(cls, spark: Any = None) -> SessionSettings:
@@ -67,4 +76,5 @@ class SessionSettings:
             large_var_types=_flag(conf, "spark.sql.execution.arrow.useLargeVarTypes", "false"),
             time_zone=session_time_zone(spark),
             memory_limits=from_session(spark),
+            fusion=_flag(conf, FUSION_CONF, "true"),
         )

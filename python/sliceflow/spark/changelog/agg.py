@@ -39,6 +39,7 @@ from sliceflow.spark._runtime.metrics import ChangelogMetrics
 from sliceflow.spark._runtime.recipe import OperatorCall
 from sliceflow.spark._runtime.tasks import TaskContext
 from sliceflow.spark.changelog.streaming import streaming
+from sliceflow.spark.json.fused_scan import local_phase_frame
 
 __all__ = ["ChangelogMetrics", "changelog_agg"]
 
@@ -129,7 +130,9 @@ def changelog_agg(
         call.require_state_store()
         packed = selected.mapInArrow(encode_packed_fn, spark_struct(PACKED_SCHEMA))
         return streaming(cp, packed, output_struct, task)
-    deltas = selected.mapInArrow(encode_fn, spark_struct(cp.delta_schema))
+    deltas = local_phase_frame(
+        selected, encode_fn, spark_struct(cp.delta_schema), "changelog_agg", call.settings.fusion
+    )
     return _batch(cp, deltas, output_struct, task)
 
 

@@ -138,6 +138,7 @@ class JsonDataSourceReader(DataSourceReader):
         session_defaults: dict[str, str],
         memory_limits: dict[str, str] | None = None,
         listing: list[FileEntry] | None = None,
+        required: StructType | None = None,
     ) -> None:
         #: The files the source listed when it was made, if it did: partitions() splits these
         #: rather than listing again (not pickled: the read tasks do not need it).
@@ -169,6 +170,10 @@ class JsonDataSourceReader(DataSourceReader):
                 )
             check_metadata_type(metadata[0])
         self.arrow_schema, _ = resolve_schema(schema)
+        #: What the read produces: the schema, or the part of it a fused scan reads (its
+        #: fields in the schema's order, structs cut to the nested fields read; Spark's
+        #: "required schema"). Only these fields are decoded.
+        self.read_schema = self.arrow_schema if required is None else resolve_schema(required)[0]
         # Refuse bad options on the driver, as Spark does when it plans the read.
         normalize(
             self.options, self._data_schema(()), default_time_zone=self.time_zone, file_source=True
@@ -180,7 +185,7 @@ class JsonDataSourceReader(DataSourceReader):
         skip = {c.lower() for c, _ in partition_values}
         if self.include_metadata:
             skip.add(METADATA_COLUMN.lower())
-        return pa.schema([f for f in self.arrow_schema if f.name.lower() not in skip])
+        return pa.schema([f for f in self.read_schema if f.name.lower() not in skip])
 
     def __getstate__(self) -> dict[str, object]:
         state = dict(self.__dict__)
@@ -257,7 +262,7 @@ class JsonDataSourceReader(DataSourceReader):
         settings = task.filesystem
         time_zone = task.time_zone
         columns = {c.lower() for c, _ in split.partition_values}
-        fields = [f for f in self.arrow_schema if f.name.lower() in columns]
+        fields = [f for f in self.read_schema if f.name.lower() in columns]
         data_schema = self._data_schema(split.partition_values)
         local = local_path(split.path, settings)
         stream: ReadableBytes | None = None
@@ -277,7 +282,8 @@ class JsonDataSourceReader(DataSourceReader):
             end=end,
             stream=stream,
         )
-        if not fields and not self.include_metadata:
+        metadata = self.include_metadata and METADATA_COLUMN in self.read_schema.names
+        if not fields and not metadata:
             yield from batches
             return
         names = [f.name for f in fields]
@@ -289,16 +295,16 @@ class JsonDataSourceReader(DataSourceReader):
                 split.partition_values, fields, batch.num_rows, time_zone, strict=validate
             )
             constants = dict(zip(names, filled, strict=True))
-            if self.include_metadata:
-                kind = self.arrow_schema.field(METADATA_COLUMN).type
+            if metadata:
+                kind = self.read_schema.field(METADATA_COLUMN).type
                 constants[METADATA_COLUMN] = metadata_array(
                     kind, split.path, split.size, block, split.modification_time_ms, batch.num_rows
                 )
             arrays = [
                 constants[f.name] if f.name in constants else batch.column(f.name)
-                for f in self.arrow_schema
+                for f in self.read_schema
             ]
-            yield pa.RecordBatch.from_arrays(arrays, schema=self.arrow_schema)
+            yield pa.RecordBatch.from_arrays(arrays, schema=self.read_schema)
 
 
 class JsonDataSource(DataSource):

@@ -40,6 +40,7 @@ from sliceflow.spark._runtime.emit_steps import with_emit_step
 from sliceflow.spark._runtime.metrics import TopNMetrics
 from sliceflow.spark._runtime.recipe import OperatorCall
 from sliceflow.spark._runtime.tasks import TaskContext
+from sliceflow.spark.json.fused_scan import local_phase_frame
 from sliceflow.spark.topn.streaming import streaming
 from sliceflow.topn import Ranking, bucket_ids, encode_rows
 from sliceflow.topn.plan import (
@@ -216,7 +217,9 @@ def topn(
             if set(tp.by) <= set(WINDOW_COLUMNS):
                 one_task = True
         else:
-            selected = selected.mapInArrow(local, selected.schema)
+            selected = local_phase_frame(
+                selected, local, selected.schema, "topn", call.settings.fusion
+            )
     by_cols = [F.col(quote(c)) for c in tp.by]
     partitioned = (
         selected.repartition(1, *by_cols)

@@ -6,6 +6,9 @@
       ─ repartition(__key) ─ sortWithinPartitions(__key, __slice)
       ─ mapInArrow(global phase: per key, slices → windows, retract-merge) ─ result
 
+Over a batch ``sliceflow.json`` read the local phase runs inside the read instead (the fused
+scan, :mod:`sliceflow.spark.json.fused_scan`): only the partial rows enter the JVM.
+
 All per-row work happens in the C++ kernel (``sliceflow._core.window``); Python touches each
 Arrow batch once. The plan, the Spark schemas and every check are made on the driver, so a bad
 spec fails at the call, before any task runs.
@@ -31,6 +34,7 @@ from sliceflow.spark._runtime.columns import quote
 from sliceflow.spark._runtime.emit_steps import EmitStep
 from sliceflow.spark._runtime.metrics import WindowMetrics
 from sliceflow.spark._runtime.recipe import OperatorCall
+from sliceflow.spark.json.fused_scan import local_phase_frame
 from sliceflow.spark.window import streaming as window_streaming
 from sliceflow.window.incremental import keep_changed
 from sliceflow.window.phases import global_phase, local_phase
@@ -171,7 +175,9 @@ def window_agg(
     local_fn.__name__ = "window_agg_local"
     global_fn.__name__ = "window_agg_global"
     selected = call.select(wp.input_schema, df)
-    partials = selected.mapInArrow(local_fn, partial_struct)
+    partials = local_phase_frame(
+        selected, local_fn, partial_struct, "window_agg", call.settings.fusion
+    )
     shuffled = partials.repartition("__key").sortWithinPartitions("__key", "__slice")
     return shuffled.mapInArrow(global_fn, output_struct)
 
