@@ -1,6 +1,7 @@
 #include "json/fast_path.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -321,9 +322,27 @@ bool FastPath::scalar(element_type et, const Value& element, const Type& type, C
       return true;
     }
     case Kind::Utf8:
-      if (et != element_type::STRING) return false;
-      out.append_string(std::string_view(element));
-      return true;
+      if (et == element_type::STRING) {
+        out.append_string(std::string_view(element));
+        return true;
+      }
+      // Type drift (a field that is a number in some records and text in others, inferred
+      // STRING): Spark writes an integer's canonical text (from_json re-writes the value,
+      // read.json copies the source text, which for JSON integers is the same but for "-0")
+      // and a literal's text.
+      if (et == element_type::INT64) {
+        const int64_t v = int64_t(element);
+        if (v == 0 && options_.exact_string_text) return false;
+        char text[24];
+        const auto end = std::to_chars(text, text + sizeof text, v).ptr;
+        out.append_string(std::string_view(text, static_cast<size_t>(end - text)));
+        return true;
+      }
+      if (et == element_type::BOOL) {
+        out.append_string(bool(element) ? std::string_view("true") : std::string_view("false"));
+        return true;
+      }
+      return false;
     case Kind::Binary:  // refused when the decoder is built
       return false;
     case Kind::Date32: {
