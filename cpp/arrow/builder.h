@@ -90,7 +90,12 @@ class ColumnBuilder {
   }
   void reset();
 
+  // What append_null writes besides the validity bit, fixed by the type.
+  enum class NullFill : uint8_t { Zeros, Bit, DataOffset, ListOffset, Children };
+
   const Type* type_;
+  NullFill null_fill_ = NullFill::Zeros;
+  uint8_t null_width_ = 0;  // NullFill::Zeros: bytes of one value
   int64_t length_ = 0;
   bool has_nulls_ = false;
   std::vector<uint8_t> validity_;  // empty while has_nulls_ is false (every slot valid)

@@ -107,7 +107,7 @@ bool may_exceed_jackson_limits(std::string_view doc, size_t max_digits, size_t m
 namespace {
 
 // Field names are short: two overlapping word compares beat a loop or a call to memcmp.
-inline bool same_name(const std::string& name, std::string_view key) {
+inline bool same_name(std::string_view name, std::string_view key) {
   const size_t n = key.size();
   if (name.size() != n) return false;
   if (n >= 8) return arrow::equal_bytes(name.data(), key.data(), n);
@@ -218,6 +218,7 @@ bool names_unique(const Type& type) {
 FastPath::FastPath(const Type& row_type, const Options& options)
     : row_type_(row_type),
       options_(options),
+      root_(make_node(row_type)),
       parser_(simdjson::SIMDJSON_MAXSIZE_BYTES),
       unique_names_(names_unique(row_type)) {
   if (parser_.allocate(1 << 16, kFastMaxDepth) != simdjson::SUCCESS) enabled_ = false;
@@ -255,6 +256,18 @@ FastPath::FastPath(const Type& row_type, const Options& options)
     scan_fields_.push_back(field);
   }
   scan_fields_.emplace_back();  // past the last field: matches no key
+}
+
+FastPath::Node FastPath::make_node(const Type& type) {
+  Node node;
+  node.type = &type;
+  for (const auto& child : type.children) {
+    node.children.push_back(make_node(*child));
+    node.names.emplace_back(child->name);
+  }
+  // Keys past this many in one object are looked up without the cache.
+  if (type.kind == Kind::Struct) node.order.assign(type.children.size() + 8, -1);
+  return node;
 }
 
 bool FastPath::within_jackson_limits(std::string_view doc) const {
@@ -393,13 +406,17 @@ bool FastPath::decode(std::string_view doc, size_t readable, ColumnBuilder& row)
   if (!within_jackson_limits(doc)) return false;
   const int64_t slot = row.length();
   if (scan(doc, readable, row)) return true;
-  row.truncate(slot);
+  // scan() writes top-level scalar columns only: cut back those (a full truncate would walk
+  // every builder of a wide nested schema, for every nested document).
+  for (size_t i = 0; i < row.num_children(); ++i) {
+    if (row.child(i).length() > slot) row.child(i).truncate(slot);
+  }
   simdjson::dom::element root;
   const bool padded = readable >= doc.size() + simdjson::SIMDJSON_PADDING;
   if (parser_.parse(doc.data(), doc.size(), !padded).get(root) != simdjson::SUCCESS) return false;
   simdjson::dom::object obj;
   if (root.get_object().get(obj) != simdjson::SUCCESS) return false;
-  return object(obj, row_type_, row, true);
+  return object(obj, root_, row, true);
 }
 
 int FastPath::field_index(const Type& type, std::string_view key, size_t guess,
@@ -634,34 +651,59 @@ bool FastPath::scan(std::string_view doc, size_t readable, ColumnBuilder& row) {
   return true;
 }
 
-bool FastPath::object(simdjson::dom::object obj, const Type& type, ColumnBuilder& out,
-                      bool is_root) {
+bool FastPath::object(simdjson::dom::object obj, Node& node, ColumnBuilder& out, bool is_root) {
+  const Type& type = *node.type;
   const int64_t slot = out.length();
   const size_t n = type.children.size();
   size_t guess = 0;
   size_t given = 0;  // children with a value for this slot: when all have one, none is null
+  // Which children have one, while they fit in a word (else their lengths tell).
+  const bool track = n <= 64;
+  uint64_t seen = 0;
+  size_t position = 0;
   for (const auto field : obj) {
-    const int index = field_index(type, field.key, guess, is_root);
+    int index = -1;
+    // The cache holds only what field_index returned for a key of the same name, so a hit is
+    // its answer too (with unique names; else field_index alone decides).
+    const int cached = position < node.order.size() ? node.order[position] : -1;
+    if (unique_names_ && cached >= 0 &&
+        same_name(node.names[static_cast<size_t>(cached)], field.key)) {
+      index = cached;
+    } else {
+      index = field_index(type, field.key, guess, is_root);
+      if (position < node.order.size()) node.order[position] = index;
+    }
+    ++position;
     if (index < 0) continue;
     guess = static_cast<size_t>(index) + 1;
     ColumnBuilder& child = out.child(static_cast<size_t>(index));
-    if (child.length() > slot) {
+    const uint64_t bit = track ? uint64_t{1} << index : 0;
+    if (track ? (seen & bit) != 0 : child.length() > slot) {
       child.truncate(slot);  // a repeated key replaces the value
     } else {
       ++given;
+      seen |= bit;
     }
-    if (!value(field.value, *type.children[static_cast<size_t>(index)], child)) return false;
+    if (!value(field.value, node.children[static_cast<size_t>(index)], child)) return false;
   }
   if (given != n) {
-    for (size_t i = 0; i < n; ++i) {
-      if (out.child(i).length() == slot) out.child(i).append_null();
+    if (track) {
+      for (uint64_t missing = ~seen & (n == 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1);
+           missing != 0; missing &= missing - 1) {
+        out.child(static_cast<size_t>(__builtin_ctzll(missing))).append_null();
+      }
+    } else {
+      for (size_t i = 0; i < n; ++i) {
+        if (out.child(i).length() == slot) out.child(i).append_null();
+      }
     }
   }
   out.finish_struct();
   return true;
 }
 
-bool FastPath::value(simdjson::dom::element element, const Type& type, ColumnBuilder& out) {
+bool FastPath::value(simdjson::dom::element element, Node& node, ColumnBuilder& out) {
+  const Type& type = *node.type;
   const element_type et = element.type();
   if (et == element_type::NULL_VALUE) {
     out.append_null();
@@ -671,23 +713,23 @@ bool FastPath::value(simdjson::dom::element element, const Type& type, ColumnBui
     case Kind::List: {
       if (et != element_type::ARRAY) return false;
       ColumnBuilder& elements = out.child(0);
-      const Type& element_type_ = *type.children[0];
+      Node& element_node = node.children[0];
       for (const auto item : simdjson::dom::array(element)) {
-        if (!value(item, element_type_, elements)) return false;
+        if (!value(item, element_node, elements)) return false;
       }
       out.finish_list();
       return true;
     }
     case Kind::Struct:
       if (et != element_type::OBJECT) return false;
-      return object(simdjson::dom::object(element), type, out, false);
+      return object(simdjson::dom::object(element), node, out, false);
     case Kind::Map: {
       if (et != element_type::OBJECT) return false;
       ColumnBuilder& keys = out.child(0);
       ColumnBuilder& values = out.child(1);
-      const Type& value_type = *type.children[1];
+      Node& value_node = node.children[1];
       for (const auto field : simdjson::dom::object(element)) {
-        if (!value(field.value, value_type, values)) return false;
+        if (!value(field.value, value_node, values)) return false;
         keys.append_string(field.key);
       }
       out.finish_list();

@@ -37,18 +37,29 @@ class FastPath {
   // document is not an object of integers, literals and ASCII strings without escapes, or
   // repeats a key, and the DOM path decides.
   bool scan(std::string_view doc, size_t readable, arrow::ColumnBuilder& row);
-  bool value(simdjson::dom::element element, const arrow::Type& type, arrow::ColumnBuilder& out);
+  // A node of the row type as value() and object() walk it, with what object() learns of the
+  // records: records of one shape repeat their key order, so the field index of the k-th key
+  // of the previous object of this struct is tried first (one name compare instead of a
+  // search through the fields).
+  struct Node {
+    const arrow::Type* type = nullptr;
+    std::vector<Node> children;
+    std::vector<std::string_view> names;  // the children's names, side by side
+    std::vector<int32_t> order;           // structs: field index of the k-th key last time, or -1
+  };
+  static Node make_node(const arrow::Type& type);
+  bool value(simdjson::dom::element element, Node& node, arrow::ColumnBuilder& out);
   // A non-null scalar of JSON type `et` (a DOM element or a token of scan()) into a column.
   template <typename Value>
   bool scalar(simdjson::dom::element_type et, const Value& v, const arrow::Type& type,
               arrow::ColumnBuilder& out);
   int field_index(const arrow::Type& type, std::string_view key, size_t guess, bool is_root) const;
-  bool object(simdjson::dom::object object, const arrow::Type& type, arrow::ColumnBuilder& out,
-              bool is_root);
+  bool object(simdjson::dom::object object, Node& node, arrow::ColumnBuilder& out, bool is_root);
   bool parse_canonical_timestamp(std::string_view s, int64_t offset_seconds, int64_t& micros);
 
   const arrow::Type& row_type_;
   const Options& options_;
+  Node root_;  // row_type_'s tree, with the key-order caches
   simdjson::dom::parser parser_;
   std::optional<DateTimePattern> timestamp_pattern_;
   std::optional<DateTimePattern> date_pattern_;
