@@ -163,6 +163,49 @@ void ColumnBuilder::append_null() {
   }
 }
 
+void ColumnBuilder::append_nulls(int64_t n) {
+  const int64_t i = length_;
+  const auto count = static_cast<size_t>(n - i);
+  // Validity: bits [i, n) clear (bits past the length may be left set by truncate()).
+  if (!has_nulls_) {
+    has_nulls_ = true;
+    validity_.assign(static_cast<size_t>((i + 7) >> 3), 0xFF);
+    if ((i & 7) != 0) validity_.back() = static_cast<uint8_t>((1u << (i & 7)) - 1);
+  } else if ((i & 7) != 0) {
+    validity_[static_cast<size_t>(i >> 3)] &= static_cast<uint8_t>((1u << (i & 7)) - 1);
+  }
+  validity_.resize(static_cast<size_t>((n + 7) >> 3), 0);
+  length_ = n;
+  switch (null_fill_) {
+    case NullFill::Zeros:
+      values_.resize(values_.size() + count * null_width_, 0);
+      break;
+    case NullFill::Bit:
+      values_.resize(static_cast<size_t>((n + 7) >> 3), 0);
+      break;
+    case NullFill::DataOffset:
+    case NullFill::ListOffset: {
+      const int32_t end =
+          null_fill_ == NullFill::DataOffset ? static_cast<int32_t>(data_.size()) : last_offset();
+      const size_t at = offsets_.size();
+      offsets_.resize(at + count * sizeof(int32_t));
+      for (size_t k = 0; k < count; ++k) {
+        std::memcpy(offsets_.data() + at + k * sizeof(int32_t), &end, sizeof(int32_t));
+      }
+      break;
+    }
+    case NullFill::Children:
+      break;
+  }
+}
+
+void ColumnBuilder::settle() {
+  for (auto& child : children_) {
+    if (null_fill_ == NullFill::Children) child->pad_to(length_);
+    child->settle();
+  }
+}
+
 void ColumnBuilder::truncate(int64_t n) {
   // Children may hold values of a slot that was never finished: they are cut back even when
   // this builder itself has no more than n slots.
@@ -221,6 +264,7 @@ void ColumnBuilder::reserve_like(int64_t rows) {
 }
 
 void ColumnBuilder::export_to(ArrowArray* out) {
+  settle();
   auto owner = std::make_unique<ExportedArray>();
   const int64_t length = length_;
   const int64_t null_count = has_nulls_ ? count_nulls(validity_, length_) : 0;

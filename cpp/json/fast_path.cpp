@@ -405,11 +405,15 @@ bool FastPath::decode(std::string_view doc, size_t readable, ColumnBuilder& row)
   if (!enabled_) return false;
   if (!within_jackson_limits(doc)) return false;
   const int64_t slot = row.length();
-  if (scan(doc, readable, row)) return true;
-  // scan() writes top-level scalar columns only: cut back those (a full truncate would walk
-  // every builder of a wide nested schema, for every nested document).
-  for (size_t i = 0; i < row.num_children(); ++i) {
-    if (row.child(i).length() > slot) row.child(i).truncate(slot);
+  if (scan_skips_ > 0) {
+    --scan_skips_;
+  } else {
+    if (scan(doc, readable, row)) return true;
+    // scan() writes top-level scalar columns only: cut back those (a full truncate would walk
+    // every builder of a wide nested schema, for every nested document).
+    for (size_t i = 0; i < row.num_children(); ++i) {
+      if (row.child(i).length() > slot) row.child(i).truncate(slot);
+    }
   }
   simdjson::dom::element root;
   const bool padded = readable >= doc.size() + simdjson::SIMDJSON_PADDING;
@@ -538,9 +542,7 @@ bool FastPath::scan(std::string_view doc, size_t readable, ColumnBuilder& row) {
   const char* const readable_end = p + readable;
   const Type& type = row_type_;
   const int64_t slot = row.length();
-  const size_t n = type.children.size();
   size_t guess = 0;
-  size_t given = 0;
   p = skip_space(p, end);
   if (p == end || *p != '{') return false;
   p = skip_space(p + 1, end);
@@ -600,7 +602,11 @@ bool FastPath::scan(std::string_view doc, size_t readable, ColumnBuilder& row) {
           p += 4;
           break;
         default:
-          if (*p != '-' && !digit(*p)) return false;  // objects and arrays: the DOM path
+          if (*p != '-' && !digit(*p)) {
+            // Objects and arrays: the DOM path (and the next documents go there at once).
+            if (*p == '{' || *p == '[') scan_skips_ = kScanSkips;
+            return false;
+          }
           p = plain_integer(p, end, readable_end, token.integer);
           if (p == nullptr) return false;
           token.type = element_type::INT64;
@@ -610,7 +616,7 @@ bool FastPath::scan(std::string_view doc, size_t readable, ColumnBuilder& row) {
         guess = static_cast<size_t>(index) + 1;
         ColumnBuilder& child = row.child(static_cast<size_t>(index));
         if (child.length() > slot) return false;  // a repeated key
-        ++given;
+        child.pad_to(slot);
         // The common pairs written here, exactly as scalar() writes them.
         const ScanWrite write = scan_fields_[static_cast<size_t>(index)].write;
         if (token.type == element_type::NULL_VALUE) {
@@ -642,11 +648,7 @@ bool FastPath::scan(std::string_view doc, size_t readable, ColumnBuilder& row) {
     }
   }
   if (skip_space(p, end) != end) return false;
-  if (given != n) {
-    for (size_t i = 0; i < n; ++i) {
-      if (row.child(i).length() == slot) row.child(i).append_null();
-    }
-  }
+  // A missing field stays behind (ColumnBuilder::pad_to).
   row.finish_struct();
   return true;
 }
@@ -656,7 +658,6 @@ bool FastPath::object(simdjson::dom::object obj, Node& node, ColumnBuilder& out,
   const int64_t slot = out.length();
   const size_t n = type.children.size();
   size_t guess = 0;
-  size_t given = 0;  // children with a value for this slot: when all have one, none is null
   // Which children have one, while they fit in a word (else their lengths tell).
   const bool track = n <= 64;
   uint64_t seen = 0;
@@ -681,23 +682,13 @@ bool FastPath::object(simdjson::dom::object obj, Node& node, ColumnBuilder& out,
     if (track ? (seen & bit) != 0 : child.length() > slot) {
       child.truncate(slot);  // a repeated key replaces the value
     } else {
-      ++given;
       seen |= bit;
+      child.pad_to(slot);  // the slots of the records that lacked this field
     }
     if (!value(field.value, node.children[static_cast<size_t>(index)], child)) return false;
   }
-  if (given != n) {
-    if (track) {
-      for (uint64_t missing = ~seen & (n == 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1);
-           missing != 0; missing &= missing - 1) {
-        out.child(static_cast<size_t>(__builtin_ctzll(missing))).append_null();
-      }
-    } else {
-      for (size_t i = 0; i < n; ++i) {
-        if (out.child(i).length() == slot) out.child(i).append_null();
-      }
-    }
-  }
+  // A missing field stays behind (ColumnBuilder::pad_to): a wide schema's record mostly
+  // lacks whole subtrees, which then cost nothing here.
   out.finish_struct();
   return true;
 }

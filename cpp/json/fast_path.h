@@ -84,6 +84,11 @@ class FastPath {
     const char* name = nullptr;  // into row_type_, which outlives this
   };
   std::vector<ScanField> scan_fields_;
+  // Documents that skip scan() and go to the DOM parse at once: set when scan() meets a
+  // nested value (documents of a nested stream mostly all have one), so that only one
+  // document in kScanSkips + 1 pays for a scan() that gives up.
+  static constexpr int kScanSkips = 31;
+  int scan_skips_ = 0;
   bool enabled_ = true;
   // The date part ("yyyy-MM-dd") of the last canonical timestamp and its day number; the
   // initial zero bytes match no string that passed the separator checks.
