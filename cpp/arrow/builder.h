@@ -1,6 +1,8 @@
 // Column builders that write Arrow buffers directly and hand them to Python through the C
 // Data Interface. One builder per node of the target type; rows are appended whole, and
-// truncate() takes back a partly written row (the JSON decoder's fallback relies on it).
+// truncate() takes back a partly written row (the JSON decoder's fallback relies on it). A
+// writer may leave a struct's children shorter than the struct (pad_to, settle): their missing
+// slots are nulls, filled in bulk; export_to() settles first.
 #pragma once
 
 #include <cstddef>
