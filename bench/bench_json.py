@@ -6,6 +6,8 @@ Two parts, each timed in the same process so that the ratios compare like with l
   in pyarrow and polars): ``sliceflow.json.decode`` vs ``pyarrow.json.read_json`` vs
   ``polars.read_ndjson``, all with the explicit Nexmark bid schema, and the floor of parsing:
   simdjson's own parsers reading the same bytes, building nothing (``parse_floor.py``).
+  Then the nested rows (``bench_json_nested.py``): GitHub-events-like NDJSON with the wide
+  inferred schema and a nested DDL, against the same contenders and floors.
 * ``spark`` -- PySpark ``local[2]``: ``spark.read.text`` + Spark's ``from_json`` vs
   ``sliceflow.spark.from_json``, ``spark.read.json`` vs the ``sliceflow.json`` data source,
   plus floors: ``spark.read.text`` alone, an Arrow UDF that returns its input unchanged (the
@@ -26,7 +28,6 @@ them alike; the tables show medians.
 from __future__ import annotations
 
 import argparse
-import gc
 import io
 import os
 import statistics
@@ -38,6 +39,15 @@ from typing import Any
 
 import parse_floor
 import pyarrow as pa
+from kernel_timing import (  # noqa: F401 (re-exported for the other benchmarks)
+    interleaved,
+    paired,
+    pin_to_one_cpu,
+    ratio,
+    spread,
+    times_or,
+    unpin,
+)
 from readme_blocks import write_block
 from run_info import run_header
 
@@ -61,75 +71,8 @@ GZ_PARSE_FLOOR = "Python data source, .json.gz: read + inflate + simdjson parse 
 # helpers
 
 
-def interleaved(
-    jobs: list[tuple[str, Callable[[], Any]]], repeats: int, warmups: int = 1
-) -> dict[str, list[float]]:
-    """Runs every job once per round, ``warmups`` untimed rounds first; seconds per job."""
-    times: dict[str, list[float]] = {label: [] for label, _ in jobs}
-    for round_ in range(warmups + repeats):
-        for label, job in jobs:
-            gc.collect()
-            start = time.perf_counter()
-            result = job()
-            elapsed = time.perf_counter() - start
-            del result
-            if round_ >= warmups:
-                times[label].append(elapsed)
-        print(
-            f"  round {round_ + 1}/{warmups + repeats}"
-            + (" (warm-up)" if round_ < warmups else "")
-            + ": "
-            + ", ".join(f"{label} {times_or(times, label, round_, warmups)}" for label, _ in jobs),
-            file=sys.stderr,
-            flush=True,
-        )
-    return times
-
-
-def times_or(times: dict[str, list[float]], label: str, round_: int, warmups: int) -> str:
-    return f"{times[label][-1]:.3f}s" if round_ >= warmups else "done"
-
-
-def ratio(base: float, other: float) -> str:
-    return f"{base / other:.2f}x"
-
-
-def paired(times: dict[str, list[float]], base: str, label: str) -> str:
-    """The ratio base/label round by round (same round = same background load): median, range."""
-    ratios = [b / t for b, t in zip(times[base], times[label], strict=True)]
-    return f"{statistics.median(ratios):.2f}x ({min(ratios):.2f}-{max(ratios):.2f})"
-
-
-def spread(samples: list[float]) -> str:
-    return f"{min(samples):.3f}-{max(samples):.3f}"
-
-
 # ---------------------------------------------------------------------------------------------
 # kernel: one core
-
-
-def pin_to_one_cpu(cpu: int) -> dict[int, set[int]]:
-    """Pins every thread of this process to ``cpu``; returns the old masks to restore."""
-    old: dict[int, set[int]] = {}
-    for name in os.listdir("/proc/self/task"):
-        tid = int(name)
-        try:
-            old[tid] = os.sched_getaffinity(tid)
-            os.sched_setaffinity(tid, {cpu})
-        except OSError:  # a thread that ended meanwhile
-            pass
-    os.sched_setaffinity(0, {cpu})
-    return old
-
-
-def unpin(old: dict[int, set[int]]) -> None:
-    main = old.get(os.getpid()) or set(range(os.cpu_count() or 1))
-    for tid, mask in old.items():
-        try:
-            os.sched_setaffinity(tid, mask)
-        except OSError:
-            pass
-    os.sched_setaffinity(0, main)
 
 
 def bench_kernel(rows: int, repeats: int, cpu: int) -> tuple[str, dict[str, Any]]:
@@ -746,6 +689,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--rows", type=int, help="bids for each part run (default kernel 500000, spark 2000000)"
     )
+    parser.add_argument(
+        "--nested-rows",
+        type=int,
+        help="kernel part: GitHub-like events of the nested rows (default 100000; 0: none)",
+    )
     parser.add_argument("--quick", action="store_true", help="small sizes and few repeats")
     parser.add_argument("--repeat", type=int, help="timed rounds (kernel: 7, spark: 3)")
     parser.add_argument("--files", type=int, default=4, help="NDJSON files for Spark")
@@ -774,6 +722,12 @@ def main(argv: list[str] | None = None) -> None:
             block, _ = bench_kernel(rows, repeats, args.cpu)
             numbers = 500_000 if args.quick else 6_000_000
             block += "\n\n" + bench_long_array(numbers, repeats, args.cpu)
+            if args.nested_rows != 0:
+                from bench_json_nested import bench_nested_kernel
+
+                nested = args.nested_rows or (5_000 if args.quick else 100_000)
+                nested_block, _ = bench_nested_kernel(nested, repeats, args.cpu)
+                block += "\n\n" + nested_block
         else:
             rows = args.rows or (100_000 if args.quick else 2_000_000)
             repeats = args.repeat or (1 if args.quick else 3)

@@ -59,8 +59,31 @@ std::unique_ptr<Type> row_type() {
   values->children.push_back(leaf("item", Kind::Float64));
   map->children.push_back(std::move(values));
   row->children.push_back(std::move(map));
+  // Structs in structs: a record that lacks one leaves its columns behind (ColumnBuilder::pad_to).
+  auto object = leaf("o", Kind::Struct);
+  auto inner_object = leaf("p", Kind::Struct);
+  inner_object->children.push_back(leaf("q", Kind::Int64));
+  inner_object->children.push_back(leaf("r", Kind::Utf8));
+  object->children.push_back(std::move(inner_object));
+  object->children.push_back(leaf("s", Kind::Bool));
+  row->children.push_back(std::move(object));
   row->children.push_back(leaf("_corrupt_record", Kind::Utf8));
   return row;
+}
+
+// Traps unless every struct's children are as long as the struct and every list's elements
+// as many as its last offset says.
+void check_lengths(const Type& type, const ArrowArray& array) {
+  if (type.kind == Kind::Struct) {
+    for (int64_t i = 0; i < array.n_children; ++i) {
+      if (array.children[i]->length != array.length + array.offset) __builtin_trap();
+      check_lengths(*type.children[static_cast<size_t>(i)], *array.children[i]);
+    }
+  } else if (type.kind == Kind::List) {
+    const auto* offsets = static_cast<const int32_t*>(array.buffers[1]);
+    if (array.children[0]->length != offsets[array.offset + array.length]) __builtin_trap();
+    check_lengths(*type.children[0], *array.children[0]);
+  }
 }
 
 }  // namespace
@@ -78,8 +101,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   if ((data[0] & 2) != 0) {
     // from_json with an ARRAY or MAP schema: one field holding the whole document's value.
-    const size_t pick = (data[0] & 4) != 0 ? type->children.size() - 2   // m: MAP
-                                           : type->children.size() - 3;  // arr: ARRAY<STRUCT>
+    const size_t pick = (data[0] & 4) != 0 ? type->children.size() - 3   // m: MAP
+                                           : type->children.size() - 4;  // arr: ARRAY<STRUCT>
     auto root = leaf("", Kind::Struct);
     root->children.push_back(std::move(type->children[pick]));
     type = std::move(root);
@@ -97,6 +120,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if ((data[0] & 64) != 0) options["mode"] = "DROPMALFORMED";
   }
   const std::string_view text(reinterpret_cast<const char*>(data) + 1, size - 1);
+  const Type& decoded = *type;
   sliceflow::json::Decoder decoder(std::move(type), sliceflow::json::parse_options(options));
   if (file_records && (data[0] & 128) != 0) {
     decoder.decode_record(text, text.size());  // a multiLine file
@@ -105,6 +129,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   ArrowArray out{};
   decoder.finish(&out);
+  check_lengths(decoded, out);
   out.release(&out);
   return 0;
 }

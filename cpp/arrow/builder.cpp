@@ -83,6 +83,26 @@ void fill_array(ArrowArray* out, std::unique_ptr<ExportedArray> owner, int64_t l
 }  // namespace
 
 ColumnBuilder::ColumnBuilder(const Type& type) : type_(&type) {
+  switch (type.kind) {
+    case Kind::Bool:
+      null_fill_ = NullFill::Bit;
+      break;
+    case Kind::Utf8:
+    case Kind::Binary:
+      null_fill_ = NullFill::DataOffset;
+      break;
+    case Kind::List:
+    case Kind::Map:
+      null_fill_ = NullFill::ListOffset;
+      break;
+    case Kind::Struct:
+      null_fill_ = NullFill::Children;
+      break;
+    default:
+      null_fill_ = NullFill::Zeros;
+      null_width_ = static_cast<uint8_t>(fixed_width(type.kind));
+      break;
+  }
   for (const auto& child : type.children) {
     children_.push_back(std::make_unique<ColumnBuilder>(*child));
   }
@@ -113,26 +133,76 @@ void ColumnBuilder::append_null() {
     validity_.assign(static_cast<size_t>(i >> 3) + 1, 0xFF);
     validity_.back() = static_cast<uint8_t>((1u << (i & 7)) - 1);
   } else if ((i & 7) == 0) {
-    validity_.push_back(0);
+    validity_.push_back(0);  // the slot's bit starts clear
+  } else {
+    validity_[static_cast<size_t>(i >> 3)] &= static_cast<uint8_t>(~(1u << (i & 7)));
   }
-  if (type_->kind == Kind::Bool && (i & 7) == 0) values_.push_back(0);
-  validity_[static_cast<size_t>(i >> 3)] &= static_cast<uint8_t>(~(1u << (i & 7)));
-  const size_t width = fixed_width(type_->kind);
-  if (width != 0) values_.resize(values_.size() + width, 0);
-  switch (type_->kind) {
-    case Kind::Utf8:
-    case Kind::Binary:
+  // The slot's value: anything will do (it is null), but buffers keep one per slot. A struct
+  // of a wide schema gives a null to every column below it, so this is the common case of a
+  // missing field and is kept to one branch per builder.
+  switch (null_fill_) {
+    case NullFill::Zeros:
+      if (null_width_ == 8) {
+        values_.append(uint64_t{0});
+      } else {
+        values_.resize(values_.size() + null_width_, 0);
+      }
+      break;
+    case NullFill::Bit:
+      if ((i & 7) == 0) values_.push_back(0);
+      break;
+    case NullFill::DataOffset:
       offsets_.append(static_cast<int32_t>(data_.size()));
       break;
-    case Kind::List:
-    case Kind::Map:
+    case NullFill::ListOffset:
       offsets_.append(last_offset());
       break;
-    case Kind::Struct:
+    case NullFill::Children:
       for (auto& child : children_) child->append_null();
       break;
-    default:
+  }
+}
+
+void ColumnBuilder::append_nulls(int64_t n) {
+  const int64_t i = length_;
+  const auto count = static_cast<size_t>(n - i);
+  // Validity: bits [i, n) clear (bits past the length may be left set by truncate()).
+  if (!has_nulls_) {
+    has_nulls_ = true;
+    validity_.assign(static_cast<size_t>((i + 7) >> 3), 0xFF);
+    if ((i & 7) != 0) validity_.back() = static_cast<uint8_t>((1u << (i & 7)) - 1);
+  } else if ((i & 7) != 0) {
+    validity_[static_cast<size_t>(i >> 3)] &= static_cast<uint8_t>((1u << (i & 7)) - 1);
+  }
+  validity_.resize(static_cast<size_t>((n + 7) >> 3), 0);
+  length_ = n;
+  switch (null_fill_) {
+    case NullFill::Zeros:
+      values_.resize(values_.size() + count * null_width_, 0);
       break;
+    case NullFill::Bit:
+      values_.resize(static_cast<size_t>((n + 7) >> 3), 0);
+      break;
+    case NullFill::DataOffset:
+    case NullFill::ListOffset: {
+      const int32_t end =
+          null_fill_ == NullFill::DataOffset ? static_cast<int32_t>(data_.size()) : last_offset();
+      const size_t at = offsets_.size();
+      offsets_.resize(at + count * sizeof(int32_t));
+      for (size_t k = 0; k < count; ++k) {
+        std::memcpy(offsets_.data() + at + k * sizeof(int32_t), &end, sizeof(int32_t));
+      }
+      break;
+    }
+    case NullFill::Children:
+      break;
+  }
+}
+
+void ColumnBuilder::settle() {
+  for (auto& child : children_) {
+    if (null_fill_ == NullFill::Children) child->pad_to(length_);
+    child->settle();
   }
 }
 
@@ -194,6 +264,7 @@ void ColumnBuilder::reserve_like(int64_t rows) {
 }
 
 void ColumnBuilder::export_to(ArrowArray* out) {
+  settle();
   auto owner = std::make_unique<ExportedArray>();
   const int64_t length = length_;
   const int64_t null_count = has_nulls_ ? count_nulls(validity_, length_) : 0;

@@ -1,6 +1,8 @@
 // Column builders that write Arrow buffers directly and hand them to Python through the C
 // Data Interface. One builder per node of the target type; rows are appended whole, and
-// truncate() takes back a partly written row (the JSON decoder's fallback relies on it).
+// truncate() takes back a partly written row (the JSON decoder's fallback relies on it). A
+// writer may leave a struct's children shorter than the struct (pad_to, settle): their missing
+// slots are nulls, filled in bulk; export_to() settles first.
 #pragma once
 
 #include <cstddef>
@@ -57,6 +59,18 @@ class ColumnBuilder {
   // Structs: every child must have been given exactly one value for this slot.
   void finish_struct() { set_valid(); }
 
+  // Lazy nulls, for writers of wide nested rows where most fields of a record are missing:
+  // pad_to(n) appends null slots in bulk until the length is n (nothing if it is already
+  // there). A struct pads only its own slots, so its children may be shorter than it: their
+  // missing slots are nulls, appended when the child is next written (its writer pads it to
+  // the slot first) or by settle(). A writer that assumes children as long as their parent
+  // calls settle() first; export_to() settles.
+  void pad_to(int64_t n) {
+    if (n > length_) append_nulls(n);
+  }
+  // Pads every struct's children, at every depth, to the struct's length.
+  void settle();
+
   // Drops every slot from row n on, in this builder and its children.
   void truncate(int64_t n);
 
@@ -83,6 +97,7 @@ class ColumnBuilder {
     offsets_.append(static_cast<int32_t>(end));
   }
   [[noreturn]] static void offset_overflow();
+  void append_nulls(int64_t n);  // pad_to's work, for n > length_
   int32_t last_offset() const {
     int32_t v;
     std::memcpy(&v, offsets_.data() + offsets_.size() - sizeof(int32_t), sizeof(int32_t));
@@ -90,7 +105,12 @@ class ColumnBuilder {
   }
   void reset();
 
+  // What append_null writes besides the validity bit, fixed by the type.
+  enum class NullFill : uint8_t { Zeros, Bit, DataOffset, ListOffset, Children };
+
   const Type* type_;
+  NullFill null_fill_ = NullFill::Zeros;
+  uint8_t null_width_ = 0;  // NullFill::Zeros: bytes of one value
   int64_t length_ = 0;
   bool has_nulls_ = false;
   std::vector<uint8_t> validity_;  // empty while has_nulls_ is false (every slot valid)

@@ -109,6 +109,8 @@ void Decoder::decode_one(std::string_view doc, size_t readable) {
 void Decoder::decode_reference(std::string_view doc) {
   const int64_t slot = row_.length();
   ++stats_.reference_rows;
+  // The fast path leaves missing fields behind; the reference path writes every column.
+  row_.settle();
   const RowOutcome outcome = reference_.convert(doc, row_, reason_);
   if (outcome == RowOutcome::Ok || outcome == RowOutcome::Empty) return;
   if (outcome == RowOutcome::Partial) {
@@ -146,7 +148,10 @@ void Decoder::decode_array(const arrow::StringArrayView& docs) {
   const int64_t n = docs.size();
   const int64_t start = row_.length();
   for (int64_t i = 0; i < n; ++i) {
-    if (i == kSampleRows) row_.reserve_like(start + n);
+    if (i == kSampleRows) {
+      row_.settle();
+      row_.reserve_like(start + n);
+    }
     if (docs.is_null(i)) {
       ++stats_.rows;
       row_.append_null();
@@ -165,6 +170,7 @@ void Decoder::maybe_reserve(int64_t start_rows, size_t consumed, size_t remainin
   if (reserved || row_.length() - start_rows != kSampleRows) return;
   // Extrapolate the rows still to come from the bytes used by the sample.
   const double per_row = static_cast<double>(consumed) / static_cast<double>(kSampleRows);
+  row_.settle();
   row_.reserve_like(row_.length() + static_cast<int64_t>(static_cast<double>(remaining) / per_row));
   reserved = true;
 }

@@ -1,6 +1,7 @@
 #include "json/fast_path.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -106,7 +107,7 @@ bool may_exceed_jackson_limits(std::string_view doc, size_t max_digits, size_t m
 namespace {
 
 // Field names are short: two overlapping word compares beat a loop or a call to memcmp.
-inline bool same_name(const std::string& name, std::string_view key) {
+inline bool same_name(std::string_view name, std::string_view key) {
   const size_t n = key.size();
   if (name.size() != n) return false;
   if (n >= 8) return arrow::equal_bytes(name.data(), key.data(), n);
@@ -217,6 +218,7 @@ bool names_unique(const Type& type) {
 FastPath::FastPath(const Type& row_type, const Options& options)
     : row_type_(row_type),
       options_(options),
+      root_(make_node(row_type)),
       parser_(simdjson::SIMDJSON_MAXSIZE_BYTES),
       unique_names_(names_unique(row_type)) {
   if (parser_.allocate(1 << 16, kFastMaxDepth) != simdjson::SUCCESS) enabled_ = false;
@@ -254,6 +256,18 @@ FastPath::FastPath(const Type& row_type, const Options& options)
     scan_fields_.push_back(field);
   }
   scan_fields_.emplace_back();  // past the last field: matches no key
+}
+
+FastPath::Node FastPath::make_node(const Type& type) {
+  Node node;
+  node.type = &type;
+  for (const auto& child : type.children) {
+    node.children.push_back(make_node(*child));
+    node.names.emplace_back(child->name);
+  }
+  // Keys past this many in one object are looked up without the cache.
+  if (type.kind == Kind::Struct) node.order.assign(type.children.size() + 8, -1);
+  return node;
 }
 
 bool FastPath::within_jackson_limits(std::string_view doc) const {
@@ -321,9 +335,27 @@ bool FastPath::scalar(element_type et, const Value& element, const Type& type, C
       return true;
     }
     case Kind::Utf8:
-      if (et != element_type::STRING) return false;
-      out.append_string(std::string_view(element));
-      return true;
+      if (et == element_type::STRING) {
+        out.append_string(std::string_view(element));
+        return true;
+      }
+      // Type drift (a field that is a number in some records and text in others, inferred
+      // STRING): Spark writes an integer's canonical text (from_json re-writes the value,
+      // read.json copies the source text, which for JSON integers is the same but for "-0")
+      // and a literal's text.
+      if (et == element_type::INT64) {
+        const int64_t v = int64_t(element);
+        if (v == 0 && options_.exact_string_text) return false;
+        char text[24];
+        const auto end = std::to_chars(text, text + sizeof text, v).ptr;
+        out.append_string(std::string_view(text, static_cast<size_t>(end - text)));
+        return true;
+      }
+      if (et == element_type::BOOL) {
+        out.append_string(bool(element) ? std::string_view("true") : std::string_view("false"));
+        return true;
+      }
+      return false;
     case Kind::Binary:  // refused when the decoder is built
       return false;
     case Kind::Date32: {
@@ -373,14 +405,22 @@ bool FastPath::decode(std::string_view doc, size_t readable, ColumnBuilder& row)
   if (!enabled_) return false;
   if (!within_jackson_limits(doc)) return false;
   const int64_t slot = row.length();
-  if (scan(doc, readable, row)) return true;
-  row.truncate(slot);
+  if (scan_skips_ > 0) {
+    --scan_skips_;
+  } else {
+    if (scan(doc, readable, row)) return true;
+    // scan() writes top-level scalar columns only: cut back those (a full truncate would walk
+    // every builder of a wide nested schema, for every nested document).
+    for (size_t i = 0; i < row.num_children(); ++i) {
+      if (row.child(i).length() > slot) row.child(i).truncate(slot);
+    }
+  }
   simdjson::dom::element root;
   const bool padded = readable >= doc.size() + simdjson::SIMDJSON_PADDING;
   if (parser_.parse(doc.data(), doc.size(), !padded).get(root) != simdjson::SUCCESS) return false;
   simdjson::dom::object obj;
   if (root.get_object().get(obj) != simdjson::SUCCESS) return false;
-  return object(obj, row_type_, row, true);
+  return object(obj, root_, row, true);
 }
 
 int FastPath::field_index(const Type& type, std::string_view key, size_t guess,
@@ -502,9 +542,7 @@ bool FastPath::scan(std::string_view doc, size_t readable, ColumnBuilder& row) {
   const char* const readable_end = p + readable;
   const Type& type = row_type_;
   const int64_t slot = row.length();
-  const size_t n = type.children.size();
   size_t guess = 0;
-  size_t given = 0;
   p = skip_space(p, end);
   if (p == end || *p != '{') return false;
   p = skip_space(p + 1, end);
@@ -564,7 +602,11 @@ bool FastPath::scan(std::string_view doc, size_t readable, ColumnBuilder& row) {
           p += 4;
           break;
         default:
-          if (*p != '-' && !digit(*p)) return false;  // objects and arrays: the DOM path
+          if (*p != '-' && !digit(*p)) {
+            // Objects and arrays: the DOM path (and the next documents go there at once).
+            if (*p == '{' || *p == '[') scan_skips_ = kScanSkips;
+            return false;
+          }
           p = plain_integer(p, end, readable_end, token.integer);
           if (p == nullptr) return false;
           token.type = element_type::INT64;
@@ -574,7 +616,7 @@ bool FastPath::scan(std::string_view doc, size_t readable, ColumnBuilder& row) {
         guess = static_cast<size_t>(index) + 1;
         ColumnBuilder& child = row.child(static_cast<size_t>(index));
         if (child.length() > slot) return false;  // a repeated key
-        ++given;
+        child.pad_to(slot);
         // The common pairs written here, exactly as scalar() writes them.
         const ScanWrite write = scan_fields_[static_cast<size_t>(index)].write;
         if (token.type == element_type::NULL_VALUE) {
@@ -606,43 +648,53 @@ bool FastPath::scan(std::string_view doc, size_t readable, ColumnBuilder& row) {
     }
   }
   if (skip_space(p, end) != end) return false;
-  if (given != n) {
-    for (size_t i = 0; i < n; ++i) {
-      if (row.child(i).length() == slot) row.child(i).append_null();
-    }
-  }
+  // A missing field stays behind (ColumnBuilder::pad_to).
   row.finish_struct();
   return true;
 }
 
-bool FastPath::object(simdjson::dom::object obj, const Type& type, ColumnBuilder& out,
-                      bool is_root) {
+bool FastPath::object(simdjson::dom::object obj, Node& node, ColumnBuilder& out, bool is_root) {
+  const Type& type = *node.type;
   const int64_t slot = out.length();
   const size_t n = type.children.size();
   size_t guess = 0;
-  size_t given = 0;  // children with a value for this slot: when all have one, none is null
+  // Which children have one, while they fit in a word (else their lengths tell).
+  const bool track = n <= 64;
+  uint64_t seen = 0;
+  size_t position = 0;
   for (const auto field : obj) {
-    const int index = field_index(type, field.key, guess, is_root);
+    int index = -1;
+    // The cache holds only what field_index returned for a key of the same name, so a hit is
+    // its answer too (with unique names; else field_index alone decides).
+    const int cached = position < node.order.size() ? node.order[position] : -1;
+    if (unique_names_ && cached >= 0 &&
+        same_name(node.names[static_cast<size_t>(cached)], field.key)) {
+      index = cached;
+    } else {
+      index = field_index(type, field.key, guess, is_root);
+      if (position < node.order.size()) node.order[position] = index;
+    }
+    ++position;
     if (index < 0) continue;
     guess = static_cast<size_t>(index) + 1;
     ColumnBuilder& child = out.child(static_cast<size_t>(index));
-    if (child.length() > slot) {
+    const uint64_t bit = track ? uint64_t{1} << index : 0;
+    if (track ? (seen & bit) != 0 : child.length() > slot) {
       child.truncate(slot);  // a repeated key replaces the value
     } else {
-      ++given;
+      seen |= bit;
+      child.pad_to(slot);  // the slots of the records that lacked this field
     }
-    if (!value(field.value, *type.children[static_cast<size_t>(index)], child)) return false;
+    if (!value(field.value, node.children[static_cast<size_t>(index)], child)) return false;
   }
-  if (given != n) {
-    for (size_t i = 0; i < n; ++i) {
-      if (out.child(i).length() == slot) out.child(i).append_null();
-    }
-  }
+  // A missing field stays behind (ColumnBuilder::pad_to): a wide schema's record mostly
+  // lacks whole subtrees, which then cost nothing here.
   out.finish_struct();
   return true;
 }
 
-bool FastPath::value(simdjson::dom::element element, const Type& type, ColumnBuilder& out) {
+bool FastPath::value(simdjson::dom::element element, Node& node, ColumnBuilder& out) {
+  const Type& type = *node.type;
   const element_type et = element.type();
   if (et == element_type::NULL_VALUE) {
     out.append_null();
@@ -652,23 +704,23 @@ bool FastPath::value(simdjson::dom::element element, const Type& type, ColumnBui
     case Kind::List: {
       if (et != element_type::ARRAY) return false;
       ColumnBuilder& elements = out.child(0);
-      const Type& element_type_ = *type.children[0];
+      Node& element_node = node.children[0];
       for (const auto item : simdjson::dom::array(element)) {
-        if (!value(item, element_type_, elements)) return false;
+        if (!value(item, element_node, elements)) return false;
       }
       out.finish_list();
       return true;
     }
     case Kind::Struct:
       if (et != element_type::OBJECT) return false;
-      return object(simdjson::dom::object(element), type, out, false);
+      return object(simdjson::dom::object(element), node, out, false);
     case Kind::Map: {
       if (et != element_type::OBJECT) return false;
       ColumnBuilder& keys = out.child(0);
       ColumnBuilder& values = out.child(1);
-      const Type& value_type = *type.children[1];
+      Node& value_node = node.children[1];
       for (const auto field : simdjson::dom::object(element)) {
-        if (!value(field.value, value_type, values)) return false;
+        if (!value(field.value, value_node, values)) return false;
         keys.append_string(field.key);
       }
       out.finish_list();

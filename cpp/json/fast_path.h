@@ -3,6 +3,15 @@
 // document goes through a simdjson DOM parse. Whenever Spark's answer could differ from the
 // plain reading (lenient syntax, a value that fails to convert, numbers whose text matters),
 // it declines and the row is decoded again by SparkConverter.
+//
+// Nested records (wide inferred schemas): a struct's fields are found through a key-order
+// cache (the field index of the k-th key of the previous object: one name compare a key while
+// records keep their shape), and a record's missing fields write nothing: their columns stay
+// behind and get their nulls in bulk when next written (ColumnBuilder::pad_to) or settled, so
+// the row builder's struct children may be shorter than it between documents (the Decoder
+// settles it before the reference path and export does). No allocation per document once the
+// builders and the parser have grown; cost is simdjson's DOM parse of the document plus one
+// pass over its tape.
 #pragma once
 
 #include <simdjson.h>
@@ -37,18 +46,29 @@ class FastPath {
   // document is not an object of integers, literals and ASCII strings without escapes, or
   // repeats a key, and the DOM path decides.
   bool scan(std::string_view doc, size_t readable, arrow::ColumnBuilder& row);
-  bool value(simdjson::dom::element element, const arrow::Type& type, arrow::ColumnBuilder& out);
+  // A node of the row type as value() and object() walk it, with what object() learns of the
+  // records: records of one shape repeat their key order, so the field index of the k-th key
+  // of the previous object of this struct is tried first (one name compare instead of a
+  // search through the fields).
+  struct Node {
+    const arrow::Type* type = nullptr;
+    std::vector<Node> children;
+    std::vector<std::string_view> names;  // the children's names, side by side
+    std::vector<int32_t> order;           // structs: field index of the k-th key last time, or -1
+  };
+  static Node make_node(const arrow::Type& type);
+  bool value(simdjson::dom::element element, Node& node, arrow::ColumnBuilder& out);
   // A non-null scalar of JSON type `et` (a DOM element or a token of scan()) into a column.
   template <typename Value>
   bool scalar(simdjson::dom::element_type et, const Value& v, const arrow::Type& type,
               arrow::ColumnBuilder& out);
   int field_index(const arrow::Type& type, std::string_view key, size_t guess, bool is_root) const;
-  bool object(simdjson::dom::object object, const arrow::Type& type, arrow::ColumnBuilder& out,
-              bool is_root);
+  bool object(simdjson::dom::object object, Node& node, arrow::ColumnBuilder& out, bool is_root);
   bool parse_canonical_timestamp(std::string_view s, int64_t offset_seconds, int64_t& micros);
 
   const arrow::Type& row_type_;
   const Options& options_;
+  Node root_;  // row_type_'s tree, with the key-order caches
   simdjson::dom::parser parser_;
   std::optional<DateTimePattern> timestamp_pattern_;
   std::optional<DateTimePattern> date_pattern_;
@@ -73,6 +93,11 @@ class FastPath {
     const char* name = nullptr;  // into row_type_, which outlives this
   };
   std::vector<ScanField> scan_fields_;
+  // Documents that skip scan() and go to the DOM parse at once: set when scan() meets a
+  // nested value (documents of a nested stream mostly all have one), so that only one
+  // document in kScanSkips + 1 pays for a scan() that gives up.
+  static constexpr int kScanSkips = 31;
+  int scan_skips_ = 0;
   bool enabled_ = true;
   // The date part ("yyyy-MM-dd") of the last canonical timestamp and its day number; the
   // initial zero bytes match no string that passed the separator checks.

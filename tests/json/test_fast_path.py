@@ -358,3 +358,22 @@ def test_non_numeric_strings_in_a_double_field_follow_allow_non_numeric_numbers(
     refused = sj.decode_to_struct(array, FLAT, options=REFERENCE)
     assert refused.field("d").to_pylist() == [None] * 4
     assert refused.field("_corrupt_record").to_pylist() == docs
+
+
+def test_nested_events_fast_path_equals_reference_path():
+    """GitHub-like events (structs, arrays of structs, escapes, non-ASCII text, a field that is
+    a number or a string, malformed lines) with the wide inferred schema and a nested DDL."""
+    from pyspark.sql.types import StructType
+
+    from sliceflow.json import infer_schema
+    from sliceflow.testing import GITHUB_EVENTS_DDL, github_event_lines
+
+    docs = list(github_event_lines(1500, seed=21, malformed=0.03))
+    docs += ['{"id": 0, "type": true}', '{"id": -0, "type": false}', '{"id": 12345678901234}']
+    wide = StructType.fromJson(infer_schema("\n".join(docs).encode()))
+    assert "_corrupt_record" in wide.fieldNames()
+    array = pa.array(docs, pa.string())
+    for schema in (wide, GITHUB_EVENTS_DDL, GITHUB_EVENTS_DDL + ", _corrupt_record STRING"):
+        fast = sj.decode_to_struct(array, schema)
+        reference = sj.decode_to_struct(array, schema, options=REFERENCE)
+        assert_same(fast, reference, docs)
