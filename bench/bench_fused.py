@@ -1,0 +1,132 @@
+"""The fused scan against the unfused plan and Spark, in one run: NDJSON files -> a hop window.
+
+Jobs (PySpark ``local[2]``, session time zone UTC, rounds interleaved, medians; each job ends
+in ``df.write.format("noop")``, so every window is computed and nothing written):
+
+* ``Spark``: ``spark.read.schema(BID_DDL).json(path)`` + ``groupBy(window(dateTime, 1 h,
+  1 min), auction).agg(count, sum(price), max(price))``;
+* ``sliceflow, unfused``: the ``sliceflow.json`` source + ``window_agg`` with
+  ``spark.sliceflow.fusion.enabled=false`` (the source's rows go into the JVM, then out to
+  the local phase in ``mapInArrow``);
+* ``sliceflow, fused``: the same code with fusion on (the default): the local phase runs in
+  the source's read task, only partials enter the JVM;
+* ``source alone (floor)``: the ``sliceflow.json`` source with the same schema into the noop
+  sink: the cost of reading and decoding the files and moving every row into the JVM, which
+  the fused plan no longer pays in full.
+
+Before timing, the three window jobs must give the same rows.
+
+    python bench/bench_fused.py                    # 2,000,000 bids in 4 files, 3 rounds
+    python bench/bench_fused.py --rows 200000 --repeat 1      # smoke run
+    python bench/bench_fused.py --write-readme     # also update bench/README.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+from typing import Any
+
+from kernel_timing import interleaved, paired, spread
+from readme_blocks import write_block
+from run_info import run_header
+
+SPARK = "Spark: read.json + window()"
+UNFUSED = "sliceflow, unfused (fusion.enabled=false)"
+FUSED = "sliceflow, fused"
+FLOOR = "sliceflow.json source alone, noop (floor)"
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--rows", type=int, default=2_000_000)
+    parser.add_argument("--files", type=int, default=4)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--data-dir", help="keep the input here (written if missing)")
+    parser.add_argument("--write-readme", action="store_true")
+    parser.add_argument("--note")
+    args = parser.parse_args(argv)
+    command, header = run_header("bench/bench_fused.py", argv, args.note)
+
+    from pyspark.sql import functions as F
+
+    from sliceflow import window as W
+    from sliceflow.spark import window_agg
+    from sliceflow.testing import BID_DDL, write_bids
+    from sliceflow.testing.spark import local_session
+
+    folder = args.data_dir or tempfile.mkdtemp(prefix="sliceflow-bench-fused-")
+    if not os.path.isdir(folder) or not os.listdir(folder):
+        print(f"writing {args.rows:,} bids into {folder}", file=sys.stderr, flush=True)
+        write_bids(folder, args.rows, files=args.files)
+    spark = local_session(
+        "local[2]", "sliceflow-bench-fused", {"spark.sql.session.timeZone": "UTC"}
+    )
+    hop = W.hop("dateTime", size="1 hour", slide="1 minute")
+    aggs = [W.count().alias("n"), W.sum("price").alias("s"), W.max("price").alias("m")]
+
+    def ours(fusion: bool) -> Any:
+        spark.conf.set("spark.sliceflow.fusion.enabled", str(fusion).lower())
+        df = spark.read.format("sliceflow.json").schema(BID_DDL).load(folder)
+        return window_agg(df, hop, ["auction"], aggs).select(
+            "window_start", "window_end", "auction", "n", "s", "m"
+        )
+
+    def theirs() -> Any:
+        return (
+            spark.read.schema(BID_DDL)
+            .json(folder)
+            .groupBy(F.window("dateTime", "1 hour", "1 minute").alias("w"), "auction")
+            .agg(F.count("*").alias("n"), F.sum("price").alias("s"), F.max("price").alias("m"))
+            .select(F.col("w.start").alias("window_start"), F.col("w.end").alias("window_end"),
+                    "auction", "n", "s", "m")
+        )  # fmt: skip
+
+    fused, unfused = ours(True), ours(False)
+    assert "sliceflow.json+window_agg" in fused._jdf.queryExecution().analyzed().toString()
+    reference = theirs()
+    for label, df in ((FUSED, fused), (UNFUSED, unfused)):
+        diff = df.exceptAll(reference).count() + reference.exceptAll(df).count()
+        print(f"{label}: {diff} rows differ from Spark's", file=sys.stderr, flush=True)
+        if diff:
+            raise SystemExit(f"{label} differs from Spark's window(): {diff} rows")
+
+    def noop(df: Any) -> None:
+        df.write.format("noop").mode("overwrite").save()
+
+    source = spark.read.format("sliceflow.json").schema(BID_DDL).load(folder)
+    jobs = [
+        (SPARK, lambda: noop(theirs())),
+        (UNFUSED, lambda: noop(unfused)),
+        (FUSED, lambda: noop(fused)),
+        (FLOOR, lambda: noop(source)),
+    ]
+    times = interleaved(jobs, args.repeat)
+    spark.stop()
+    rows = [
+        "| job | median s | range s | fused is faster by (same rounds) |",
+        "|---|---:|---:|---:|",
+    ]
+    for label, _ in jobs:
+        faster = "" if label == FUSED else paired(times, label, FUSED)
+        rows.append(
+            f"| {label} | {statistics.median(times[label]):.2f} | {spread(times[label])} | "
+            f"{faster} |"
+        )
+    block = (
+        f"{args.rows:,} bids in {args.files} NDJSON files -> hop(1 h, 1 min) count, sum, max "
+        f"per auction; `local[2]`; {args.repeat} interleaved rounds after a warm-up round.\n\n"
+        + "\n".join(rows)
+        + "\n"
+    )
+    print(header + "\n\n" + block)
+    if args.write_readme:
+        write_block("fused", block, header)
+    print(command, file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
