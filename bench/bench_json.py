@@ -39,13 +39,13 @@ from typing import Any
 
 import parse_floor
 import pyarrow as pa
-from kernel_timing import (  # noqa: F401 (re-exported for the other benchmarks)
+from kernel_timing import (
     interleaved,
+    one_core,
     paired,
     pin_to_one_cpu,
     ratio,
     spread,
-    times_or,
     unpin,
 )
 from readme_blocks import write_block
@@ -81,12 +81,7 @@ def bench_kernel(rows: int, repeats: int, cpu: int) -> tuple[str, dict[str, Any]
     from sliceflow import json as sj
     from sliceflow.testing import BID_DDL, bid_lines
 
-    old_mask = pin_to_one_cpu(cpu)
-    old_cpu_count = pa.cpu_count()
-    old_io_count = pa.io_thread_count()
-    pa.set_cpu_count(1)
-    pa.set_io_thread_count(1)
-    try:
+    with one_core(cpu):
         import polars as pl
 
         lines = list(bid_lines(rows))
@@ -173,10 +168,6 @@ def bench_kernel(rows: int, repeats: int, cpu: int) -> tuple[str, dict[str, Any]
             file=sys.stderr,
         )
         times = interleaved(jobs, repeats)
-    finally:
-        pa.set_cpu_count(old_cpu_count)
-        pa.set_io_thread_count(old_io_count)
-        unpin(old_mask)
 
     med = {label: statistics.median(samples) for label, samples in times.items()}
     t_pa = med[labels["pyarrow"]]

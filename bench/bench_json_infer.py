@@ -34,7 +34,8 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import parse_floor
-from bench_json import interleaved, paired, process_cpu_seconds
+from bench_json import process_cpu_seconds
+from kernel_timing import interleaved, paired
 from readme_blocks import write_block
 from run_info import run_header
 

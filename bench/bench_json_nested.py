@@ -23,7 +23,7 @@ from typing import Any
 
 import parse_floor
 import pyarrow as pa
-from kernel_timing import interleaved, paired, pin_to_one_cpu, spread, unpin
+from kernel_timing import interleaved, one_core, paired, spread
 
 # polars sizes its thread pool when it is first imported: one thread, for the one-core kernel.
 os.environ["POLARS_MAX_THREADS"] = "1"
@@ -65,12 +65,7 @@ def bench_nested_kernel(rows: int, repeats: int, cpu: int) -> tuple[str, dict[st
     wide_arrow = sj.to_arrow_schema(wide)
     ddl_arrow = sj.to_arrow_schema(ddl)
 
-    old_mask = pin_to_one_cpu(cpu)
-    old_cpu_count = pa.cpu_count()
-    old_io_count = pa.io_thread_count()
-    pa.set_cpu_count(1)
-    pa.set_io_thread_count(1)
-    try:
+    with one_core(cpu):
         read_options = pj.ReadOptions(use_threads=False, block_size=1 << 24)
 
         def pyarrow_json(schema: pa.Schema) -> Callable[[], Any]:
@@ -155,10 +150,6 @@ def bench_nested_kernel(rows: int, repeats: int, cpu: int) -> tuple[str, dict[st
             file=sys.stderr,
         )
         times = interleaved(jobs, repeats)
-    finally:
-        pa.set_cpu_count(old_cpu_count)
-        pa.set_io_thread_count(old_io_count)
-        unpin(old_mask)
 
     med = {label: statistics.median(samples) for label, samples in times.items()}
     dom = contenders["dom"][0] if floor is not None else None

@@ -49,7 +49,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 import spark_runs  # noqa: E402
-from bench_json import pin_to_one_cpu, unpin  # noqa: E402
+from kernel_timing import pin_to_one_cpu, unpin  # noqa: E402
 from run_info import machine, run_header  # noqa: E402
 from spark_runs import DAY, HOUR, MINUTE, SECOND, human  # noqa: E402
 

@@ -9,7 +9,8 @@ import os
 import statistics
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 
@@ -78,3 +79,22 @@ def unpin(old: dict[int, set[int]]) -> None:
         except OSError:
             pass
     os.sched_setaffinity(0, main)
+
+
+@contextmanager
+def one_core(cpu: int) -> Iterator[None]:
+    """The block runs with this process pinned to ``cpu`` and pyarrow's CPU and I/O pools at
+    one thread; the masks and pool sizes are restored after it."""
+    import pyarrow as pa
+
+    old_mask = pin_to_one_cpu(cpu)
+    old_cpu_count = pa.cpu_count()
+    old_io_count = pa.io_thread_count()
+    pa.set_cpu_count(1)
+    pa.set_io_thread_count(1)
+    try:
+        yield
+    finally:
+        pa.set_cpu_count(old_cpu_count)
+        pa.set_io_thread_count(old_io_count)
+        unpin(old_mask)
