@@ -124,15 +124,6 @@ if [ $# = 0 ]; then
   bash scripts/stubs.sh --check
   bash scripts/docs.sh  # the API reference (Sphinx, warnings are errors)
   stage "lint, format, types, stubs, API reference"
-  # The sanitizers (clang build, fuzzing, C++ tests, sanitized Python tests: about 10 minutes
-  # of two cores) run alongside the pytest tiers at the lowest CPU priority: they take the
-  # cores the Spark tier leaves idle while it waits on JVMs, schedulers and Python workers
-  # (test_changelog_flink.py used 180 CPU-seconds in 460 s, test_wheel.py 83 in 352 s), and
-  # hardly slow it down. Their report is printed when they end; a failure fails the run, and
-  # an early exit stops them.
-  setsid nice -n 19 bash scripts/sanitize.sh >build/sanitize.out 2>&1 &
-  sanitizers=$!
-  trap 'kill -- -"$sanitizers" 2>/dev/null || true' EXIT
 fi
 # The package source lives in python/, so the tests import the installed build. Every tier:
 # the fast one (pyproject.toml's addopts) on every core (pytest-xdist: its tests are CPU-bound
@@ -143,6 +134,15 @@ fi
 if [ $# = 0 ]; then
   .venv/bin/python -m pytest tests -n auto --durations=30
   stage "fast tier"
+  # The sanitizers (clang build, fuzzing, C++ tests, sanitized Python tests: about 10 minutes
+  # of two cores) run beside the Spark tier at the lowest CPU priority: they take the cores it
+  # leaves idle while it waits on JVMs, schedulers and Python workers (test_changelog_flink.py
+  # used 180 CPU-seconds in 460 s, test_wheel.py 83 in 352 s). Not beside the fast tier, which
+  # is CPU-bound (217 s beside them against 101 s alone). Their report is printed when they
+  # end; a failure fails the run, and an early exit stops them.
+  setsid nice -n 19 bash scripts/sanitize.sh >build/sanitize.out 2>&1 &
+  sanitizers=$!
+  trap 'kill -- -"$sanitizers" 2>/dev/null || true' EXIT
   .venv/bin/python -m pytest tests -m "spark or flink or cluster or connect or slow" \
     -n 2 --dist loadfile --durations=30
   stage "Spark, Flink, cluster, Connect and slow tiers"
