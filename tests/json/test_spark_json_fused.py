@@ -237,3 +237,15 @@ def test_changelog_agg_and_topn_over_the_source_are_fused(spark, bids):
     top = leaders()
     assert fused(top)
     assert_same_rows(top, unfused(spark, leaders))
+
+
+def test_the_kernel_counters_reach_the_driver_from_a_fused_read(spark, bids):
+    from sliceflow.spark import WindowMetrics
+
+    metrics = WindowMetrics(spark)
+    df = spark.read.format("sliceflow.json").schema(BID_DDL).load(bids)
+    out = window_agg(df, HOP, ["auction"], AGGS, metrics=metrics)
+    assert fused(out)
+    rows = out.count()
+    assert metrics.value["rows_in"] == 20_000
+    assert metrics.value["windows_fired"] == rows
