@@ -39,11 +39,13 @@ from pyspark.sql import DataFrame
 from pyspark.sql.datasource import DataSourceReader, DataSourceStreamReader, InputPartition
 from pyspark.sql.types import StructType
 
-from sliceflow.spark._runtime.session_settings import SessionSettings
 from sliceflow.spark.json.lineage import SourceRead, json_source_read
-from sliceflow.spark.json.source import JsonDataSource, JsonDataSourceReader
+from sliceflow.spark.json.source import (
+    JsonDataSource,
+    JsonDataSourceReader,
+    session_attributes,
+)
 from sliceflow.spark.json.source_errors import spark_shaped
-from sliceflow.spark.json.source_settings import capture
 
 __all__ = ["FUSED_SOURCE_PREFIX", "LocalPhase", "local_phase_frame"]
 
@@ -79,12 +81,8 @@ def _fused_read(
     operator: str,
 ) -> DataFrame:
     spark = selected.sparkSession
-    settings = SessionSettings.read(spark)
-    defaults = capture(dict(spark.conf.getAll))
-    defaults["timeZone"] = settings.time_zone
     attributes: dict[str, Any] = {
-        "session_defaults": defaults,
-        "memory_limits": settings.memory_limits,
+        **session_attributes(spark),
         "source_schema": read.schema,
         "required": read.required(),
         "columns": [(c.name, c.field, read.pruned_path(c)) for c in read.columns],

@@ -52,7 +52,14 @@ from sliceflow.spark.json.source_settings import (
 )
 from sliceflow.spark.json.stream_source import FailedStream, JsonStreamReader, StreamOptions
 
-__all__ = ["DEFAULT_SPLIT_BYTES", "FileSplit", "JsonDataSource", "JsonDataSourceReader", "register"]
+__all__ = [
+    "DEFAULT_SPLIT_BYTES",
+    "FileSplit",
+    "JsonDataSource",
+    "JsonDataSourceReader",
+    "register",
+    "session_attributes",
+]
 
 
 _log = logging.getLogger("sliceflow.json")
@@ -480,12 +487,16 @@ def register(spark: SparkSession) -> None:
     see :class:`JsonDataSource`. They are read now: call ``register`` again after changing
     them. The read tasks also follow the session's explicitly set confs on their own.
     """
-    settings = SessionSettings.read(spark)
-    conf = dict(spark.conf.getAll)
-    defaults = capture(conf)
-    # The session's zone as Spark resolves it, also when it was never set.
-    defaults["timeZone"] = settings.time_zone
     # A class made here travels to the planner worker by value, with its defaults.
-    attributes = {"session_defaults": defaults, "memory_limits": settings.memory_limits}
-    source = type("JsonDataSource", (JsonDataSource,), attributes)
+    source = type("JsonDataSource", (JsonDataSource,), session_attributes(spark))
     spark.dataSource.register(source)
+
+
+def session_attributes(spark: SparkSession) -> dict[str, object]:
+    """The class attributes of a :class:`JsonDataSource` subclass that carry ``spark``'s
+    settings to the planner worker: ``session_defaults`` (what :func:`capture` takes, with the
+    session's zone as Spark resolves it, also when it was never set) and ``memory_limits``."""
+    settings = SessionSettings.read(spark)
+    defaults = capture(dict(spark.conf.getAll))
+    defaults["timeZone"] = settings.time_zone
+    return {"session_defaults": defaults, "memory_limits": settings.memory_limits}
