@@ -2,7 +2,7 @@
 checks its rows against Spark's own ``groupBy().agg()`` and the brute-force model
 (``sliceflow.testing.changelog_reference``).
 
-PYTHONPATH=tests python tests/jobs/changelog_cluster_job.py   # non-zero exit: rows differ
+PYTHONPATH=tests python tests/jobs/cluster_suite.py changelog   # non-zero exit: rows differ
 
 Batch (a DataFrame of 4 partitions):
 
@@ -29,7 +29,6 @@ import datetime as dt
 import math
 import os
 import random
-import sys
 import tempfile
 import time
 from collections import Counter
@@ -37,9 +36,10 @@ from collections import Counter
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
+from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
-from support.cluster_session import cluster_session, collect_stream, python_workers
+from support.cluster_session import collect_stream, python_workers
 
 from sliceflow import window as W
 from sliceflow.spark import ChangelogMetrics, changelog_agg
@@ -308,50 +308,41 @@ def streaming(spark, tmp: str):
     return rows, diff_table + diff_changelog + diff_batches, counters_ok
 
 
-def main() -> None:
+def check(spark: SparkSession) -> tuple[str, bool]:
+    """The batch and streaming checks on ``spark``: the summary line and whether all held."""
     start = time.monotonic()
-    spark = cluster_session("sliceflow-changelog-local-cluster")
-    try:
-        workers = python_workers(spark)
-        startup = time.monotonic() - start
-        t0 = time.monotonic()
-        rows, spark_rows, diff_insert, not_insert, parts_insert = insert_only(spark)
-        print(
-            f"  insert-only: rows={rows} spark_rows={spark_rows} partitions={parts_insert} "
-            f"diff={diff_insert} not_insert={not_insert} ({time.monotonic() - t0:.1f}s)"
-        )
-        t0 = time.monotonic()
-        cl_rows, diff_changelog_batch, parts_cl = changelog_batch(spark)
-        print(
-            f"  changelog batch: rows={cl_rows} partitions={parts_cl} "
-            f"diff={diff_changelog_batch} ({time.monotonic() - t0:.1f}s)"
-        )
-        t0 = time.monotonic()
-        with tempfile.TemporaryDirectory(prefix="sliceflow-changelog-") as tmp:
-            stream = streaming(spark, tmp)
-        print(f"  streaming: ({time.monotonic() - t0:.1f}s)")
-        s_rows, stream_diff, counters_ok = stream
-        diff = diff_insert + not_insert + diff_changelog_batch + stream_diff
-        print(
-            f"rows={rows} spark_rows={spark_rows} workers={workers} diff={diff} "
-            f"diff_insert={diff_insert} diff_changelog_batch={diff_changelog_batch} "
-            f"stream_rows={s_rows} diff_stream={stream_diff} "
-            f"seconds={time.monotonic() - start:.0f} startup_seconds={startup:.0f}"
-        )
-        ok = (
-            diff == 0
-            and rows == spark_rows > 0
-            and cl_rows > 0
-            and s_rows > 0
-            and counters_ok
-            and parts_insert >= 4
-            and parts_cl >= 4
-        )
-        if not ok:
-            sys.exit(1)
-    finally:
-        spark.stop()
-
-
-if __name__ == "__main__":
-    main()
+    workers = python_workers(spark)
+    t0 = time.monotonic()
+    rows, spark_rows, diff_insert, not_insert, parts_insert = insert_only(spark)
+    print(
+        f"  insert-only: rows={rows} spark_rows={spark_rows} partitions={parts_insert} "
+        f"diff={diff_insert} not_insert={not_insert} ({time.monotonic() - t0:.1f}s)"
+    )
+    t0 = time.monotonic()
+    cl_rows, diff_changelog_batch, parts_cl = changelog_batch(spark)
+    print(
+        f"  changelog batch: rows={cl_rows} partitions={parts_cl} "
+        f"diff={diff_changelog_batch} ({time.monotonic() - t0:.1f}s)"
+    )
+    t0 = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="sliceflow-changelog-") as tmp:
+        stream = streaming(spark, tmp)
+    print(f"  streaming: ({time.monotonic() - t0:.1f}s)")
+    s_rows, stream_diff, counters_ok = stream
+    diff = diff_insert + not_insert + diff_changelog_batch + stream_diff
+    summary = (
+        f"rows={rows} spark_rows={spark_rows} workers={workers} diff={diff} "
+        f"diff_insert={diff_insert} diff_changelog_batch={diff_changelog_batch} "
+        f"stream_rows={s_rows} diff_stream={stream_diff} "
+        f"seconds={time.monotonic() - start:.0f}"
+    )
+    ok = (
+        diff == 0
+        and rows == spark_rows > 0
+        and cl_rows > 0
+        and s_rows > 0
+        and counters_ok
+        and parts_insert >= 4
+        and parts_cl >= 4
+    )
+    return summary, ok

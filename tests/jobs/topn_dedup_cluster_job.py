@@ -1,7 +1,7 @@
 """Runs sliceflow's topn and deduplicate on Spark's local-cluster mode (real executor processes)
 and checks them against Spark's own window functions.
 
-PYTHONPATH=tests python tests/jobs/topn_dedup_cluster_job.py   # non-zero exit: rows differ
+PYTHONPATH=tests python tests/jobs/cluster_suite.py topn_dedup   # non-zero exit: rows differ
 
 Batch (a DataFrame of 4 partitions, 3,000 rows over 60 keys and a null key, event times
 unique, values with ties and nulls):
@@ -23,7 +23,6 @@ from __future__ import annotations
 import json
 import os
 import random
-import sys
 import tempfile
 import time
 from collections import Counter
@@ -32,7 +31,7 @@ from datetime import datetime, timedelta, timezone
 import pyarrow as pa
 from pyspark.sql import DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
-from support.cluster_session import cluster_session, collect_stream, python_workers
+from support.cluster_session import collect_stream, python_workers
 
 from sliceflow.spark import deduplicate, topn
 
@@ -141,30 +140,22 @@ def streaming(spark: SparkSession, rows: list[dict], tmp: str) -> tuple[int, int
     return changes, diff, updates
 
 
-def main() -> None:
+def check(spark: SparkSession) -> tuple[str, bool]:
+    """The batch and streaming checks on ``spark``: the summary line and whether all held."""
     start = time.monotonic()
-    spark = cluster_session("sliceflow-topn-dedup-local-cluster")
-    try:
-        workers = python_workers(spark)
-        rows = make_rows()
-        t0 = time.monotonic()
-        out_rows, diff_batch, partitions = batch(spark, rows)
-        print(f"  batch: rows={out_rows} diff={diff_batch} ({time.monotonic() - t0:.1f}s)")
-        t0 = time.monotonic()
-        with tempfile.TemporaryDirectory(prefix="sliceflow-topn-dedup-") as tmp:
-            changes, diff_stream, updates = streaming(spark, rows, tmp)
-        print(f"  streaming: changes={changes} ({time.monotonic() - t0:.1f}s)")
-        diff = diff_batch + diff_stream
-        print(
-            f"rows={out_rows} workers={workers} diff={diff} diff_batch={diff_batch} "
-            f"diff_stream={diff_stream} changes={changes} updates={updates} "
-            f"seconds={time.monotonic() - start:.0f}"
-        )
-        if not (diff == 0 and out_rows > 0 and updates > 0 and partitions == PARTITIONS):
-            sys.exit(1)
-    finally:
-        spark.stop()
-
-
-if __name__ == "__main__":
-    main()
+    workers = python_workers(spark)
+    rows = make_rows()
+    t0 = time.monotonic()
+    out_rows, diff_batch, partitions = batch(spark, rows)
+    print(f"  batch: rows={out_rows} diff={diff_batch} ({time.monotonic() - t0:.1f}s)")
+    t0 = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="sliceflow-topn-dedup-") as tmp:
+        changes, diff_stream, updates = streaming(spark, rows, tmp)
+    print(f"  streaming: changes={changes} ({time.monotonic() - t0:.1f}s)")
+    diff = diff_batch + diff_stream
+    summary = (
+        f"rows={out_rows} workers={workers} diff={diff} diff_batch={diff_batch} "
+        f"diff_stream={diff_stream} changes={changes} updates={updates} "
+        f"seconds={time.monotonic() - start:.0f}"
+    )
+    return summary, diff == 0 and out_rows > 0 and updates > 0 and partitions == PARTITIONS

@@ -1,7 +1,7 @@
 """Runs sliceflow's window_agg on Spark's local-cluster mode (real executor processes) and
 checks its rows against Spark's own ``groupBy(window(...), key).agg(...)``.
 
-PYTHONPATH=tests python tests/jobs/window_cluster_job.py   # non-zero exit: rows differ
+PYTHONPATH=tests python tests/jobs/cluster_suite.py window   # non-zero exit: rows differ
 
 A hop window (10 minutes sliding by 1 minute, startTime 30 seconds, so windows do not align
 with the minute) over 20,000 bids spread over 3 hours across 4 partitions, 50 auctions plus
@@ -16,14 +16,13 @@ micro-batch the rows of Spark's own append-mode window aggregation, late rows in
 from __future__ import annotations
 
 import os
-import sys
 import tempfile
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
+from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
-from support.cluster_session import cluster_session
 
 from sliceflow import window as W
 from sliceflow.spark import WindowMetrics, window_agg
@@ -125,41 +124,35 @@ def streaming(spark) -> tuple[int, int, int]:
     return sum(map(len, ours.values())), sum(map(len, theirs.values())), differing
 
 
-def main() -> None:
-    spark = cluster_session("sliceflow-window-local-cluster")
-    try:
-        df = spark.createDataFrame(bids()).repartition(4).cache()
-        df.count()
-        metrics = WindowMetrics(spark)
-        ours = window_agg(
-            df,
-            W.hop("ts", *HOP[:2], offset=HOP[2]),
-            ["auction"],
-            aggregates_ours(),
-            metrics=metrics,
-        ).cache()
-        rows = ours.count()
-        theirs = spark_hop(df).cache()
-        spark_rows = theirs.count()
-        # avg is a double computed in a different order: compare it rounded.
-        a, b = (d.withColumn("a", F.round("a", 6)) for d in (ours, theirs))
-        diff = a.exceptAll(b).union(b.exceptAll(a)).count()
-        workers = df.rdd.mapPartitions(lambda _: [os.getpid()]).distinct().count()
-        fired = metrics.value.get("windows_fired", -1)
-        rows_in = metrics.value.get("rows_in", -1)
-        stream_rows, stream_spark_rows, stream_diff = streaming(spark)
-        print(
-            f"rows={rows} spark_rows={spark_rows} workers={workers} diff={diff} "
-            f"windows_fired={fired} rows_in={rows_in} stream_rows={stream_rows} "
-            f"stream_spark_rows={stream_spark_rows} stream_diff={stream_diff}"
-        )
-        if diff or rows != spark_rows or fired != rows or rows_in != ROWS or rows == 0:
-            sys.exit(1)
-        if stream_diff or stream_rows != stream_spark_rows or stream_rows == 0:
-            sys.exit(1)
-    finally:
-        spark.stop()
-
-
-if __name__ == "__main__":
-    main()
+def check(spark: SparkSession) -> tuple[str, bool]:
+    """Batch and streaming hop on ``spark``: the summary line and whether every check held."""
+    df = spark.createDataFrame(bids()).repartition(4).cache()
+    df.count()
+    metrics = WindowMetrics(spark)
+    ours = window_agg(
+        df,
+        W.hop("ts", *HOP[:2], offset=HOP[2]),
+        ["auction"],
+        aggregates_ours(),
+        metrics=metrics,
+    ).cache()
+    rows = ours.count()
+    theirs = spark_hop(df).cache()
+    spark_rows = theirs.count()
+    # avg is a double computed in a different order: compare it rounded.
+    a, b = (d.withColumn("a", F.round("a", 6)) for d in (ours, theirs))
+    diff = a.exceptAll(b).union(b.exceptAll(a)).count()
+    workers = df.rdd.mapPartitions(lambda _: [os.getpid()]).distinct().count()
+    fired = metrics.value.get("windows_fired", -1)
+    rows_in = metrics.value.get("rows_in", -1)
+    stream_rows, stream_spark_rows, stream_diff = streaming(spark)
+    for d in (df, ours, theirs):
+        d.unpersist()
+    summary = (
+        f"rows={rows} spark_rows={spark_rows} workers={workers} diff={diff} "
+        f"windows_fired={fired} rows_in={rows_in} stream_rows={stream_rows} "
+        f"stream_spark_rows={stream_spark_rows} stream_diff={stream_diff}"
+    )
+    batch_ok = not diff and rows == spark_rows == fired > 0 and rows_in == ROWS
+    stream_ok = not stream_diff and stream_rows == stream_spark_rows > 0
+    return summary, batch_ok and stream_ok

@@ -1,4 +1,7 @@
-"""sliceflow in Spark's local-cluster mode: separate executor JVMs and Python workers."""
+"""sliceflow in Spark's local-cluster mode: separate executor JVMs and Python workers.
+
+The checks of tests/jobs/cluster_suite.py run in one subprocess on one local-cluster session
+(started once for the module); each test here reads its check's line."""
 
 from __future__ import annotations
 
@@ -13,46 +16,52 @@ from support.spark_helpers import job_env
 pytestmark = [pytest.mark.spark, pytest.mark.cluster]
 
 
-def test_local_cluster_from_json_and_data_source(tmp_path):
-    env = dict(os.environ, PYSPARK_PYTHON=sys.executable, PYSPARK_DRIVER_PYTHON=sys.executable)
-    job = os.path.join(JOBS, "cluster_job.py")
+@pytest.fixture(scope="module")
+def suite() -> dict[str, str]:
+    """Each check's line (``<name> ok=<bool> <summary>``) by name; the whole output on a
+    failure to start or an exit other than a failed check's."""
     result = subprocess.run(
-        [sys.executable, job, str(tmp_path / "bids")],
-        env=env,
+        [sys.executable, os.path.join(JOBS, "cluster_suite.py")],
+        env=job_env(),
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=1500,
     )
-    summary = [line for line in result.stdout.splitlines() if line.startswith("rows=")]
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    assert summary == [summary[0]] and "diff=0 diff_source=0" in summary[0]
+    output = result.stdout[-6000:] + result.stderr[-6000:]
+    assert result.returncode in (0, 1), output
+    lines = {}
+    for line in result.stdout.splitlines():
+        name, _, rest = line.partition(" ok=")
+        if rest:
+            lines[name] = line
+    lines["_output"] = output
+    return lines
 
 
-def _run_job(script: str, timeout: float) -> list[str]:
-    """Runs ``tests/jobs/<script>`` with executors that import the same sliceflow as this process
-    (a working tree run with PYTHONPATH=python too: executors start in other directories, so
-    the path is absolute); returns its ``rows=`` summary lines."""
-    env = job_env()
-    job = os.path.join(JOBS, script)
-    result = subprocess.run(
-        [sys.executable, job], env=env, capture_output=True, text=True, timeout=timeout
-    )
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    return [line for line in result.stdout.splitlines() if line.startswith("rows=")]
+def _check(suite: dict[str, str], name: str) -> str:
+    line = suite.get(name)
+    assert line is not None, suite["_output"]
+    assert f"{name} ok=True " in line, line + "\n" + suite["_output"]
+    return line
 
 
-def test_local_cluster_window_agg_matches_spark_window():
-    summary = _run_job("window_cluster_job.py", timeout=600)
-    assert len(summary) == 1 and " diff=0 " in summary[0], summary
+def test_local_cluster_from_json_and_data_source(suite):
+    line = _check(suite, "json")
+    assert " diff=0 diff_source=0" in line and "rows=20000 " in line, line
 
 
-def test_local_cluster_changelog_agg_matches_spark_and_model():
-    summary = _run_job("changelog_cluster_job.py", timeout=900)
-    assert len(summary) == 1 and " diff=0 " in summary[0], summary
+def test_local_cluster_window_agg_matches_spark_window(suite):
+    line = _check(suite, "window")
+    assert " diff=0 " in line and " stream_diff=0" in line, line
 
 
-def test_local_cluster_topn_and_deduplicate_match_spark():
+def test_local_cluster_changelog_agg_matches_spark_and_model(suite):
+    line = _check(suite, "changelog")
+    assert " diff=0 " in line and " diff_stream=0 " in line, line
+
+
+def test_local_cluster_topn_and_deduplicate_match_spark(suite):
     """Batch topn / deduplicate against Spark's row_number; streaming through the sliceflow.json
     stream source on the executors, each changelog applied ending as the batch answer."""
-    summary = _run_job("topn_dedup_cluster_job.py", timeout=900)
-    assert len(summary) == 1 and " diff=0 " in summary[0], summary
+    line = _check(suite, "topn_dedup")
+    assert " diff=0 " in line, line
