@@ -29,6 +29,7 @@ which Spark resolves against the current date.
 
 from __future__ import annotations
 
+import functools
 import json
 import random
 from collections.abc import Callable
@@ -1179,11 +1180,14 @@ CATEGORIES: list[tuple[str, float, Callable[[random.Random], Doc]]] = [
 ]
 
 
-def corpus_with_categories(n: int = 100_000, seed: int = 0) -> list[tuple[str, Doc]]:
+@functools.lru_cache(maxsize=4)
+def corpus_with_categories(n: int = 100_000, seed: int = 0) -> tuple[tuple[str, Doc], ...]:
     """``n`` (category, document) pairs, deterministic in (n, seed).
 
     The first documents are one of each category (so even small ``n`` covers
-    everything); after that categories are drawn by weight.
+    everything); after that categories are drawn by weight. Made once per process for each
+    (n, seed) (100,000 documents take about 20 s of Python; every schema and option set of the
+    differential tests reads the same corpus), hence a tuple: callers share it.
     """
     rng = random.Random(seed)
     names = [c[0] for c in CATEGORIES]
@@ -1193,7 +1197,7 @@ def corpus_with_categories(n: int = 100_000, seed: int = 0) -> list[tuple[str, D
     for i in range(n):
         cat = names[i] if i < len(names) else rng.choices(names, weights)[0]
         out.append((cat, gens[cat](rng)))
-    return out
+    return tuple(out)
 
 
 def corpus(n: int = 100_000, seed: int = 0) -> list[Doc]:
