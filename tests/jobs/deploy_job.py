@@ -61,7 +61,7 @@ def main(archive: str, demo_path: str) -> None:
         demo = importlib.util.module_from_spec(spec)
         sys.modules[spec.name] = demo  # dataclasses look their module up
         spec.loader.exec_module(demo)
-        result = demo.main(2_000, 2, 5, spark=spark, warm_up=False)
+        result = demo.main(600, 1, 1, spark=spark, warm_up=False)
         print(f"demo hop_equal={result.hop_equal} changelog_equal={result.changelog_equal}")
     finally:
         spark.stop()
