@@ -44,11 +44,12 @@ settings.load_profile(
 #: pytest-xdist hands out files in collection order, so the long ones start at once on the
 #: workers instead of ending the run alone (`--durations=30` in the CI log says which they are).
 LONG_FILES = (
-    "tests/spark/test_spark_cluster.py",  # 613 s in the CI run of 2026-11-28
-    "tests/package/test_wheel.py",  # 350 s with set-up's wheel (830 s when it built its own)
-    "tests/spark/test_spark_connect.py",  # 209 s
-    "tests/bench/test_bench_window_stream.py",  # 147 s
-    "tests/package/test_readme.py",  # 118 s
+    "tests/package/test_wheel.py",  # about 330 s alone (packing, a fresh venv, local-cluster)
+    "tests/spark/test_spark_cluster.py",  # 181 s alone: one local-cluster session, four checks
+    "tests/spark/test_spark_connect.py",  # 161 s
+    "tests/changelog/test_changelog_flink.py",  # 157 s (Flink's JVM and about 50 jobs)
+    "tests/bench/test_bench_window_stream.py",  # 156 s
+    "tests/package/test_readme.py",  # 136 s
 )
 
 #: The markers whose tests start Spark, Flink or a cluster, or are slow: the long timeout.
