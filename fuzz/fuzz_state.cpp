@@ -4,7 +4,8 @@
 //    accepted value is one seal() can write: nothing in it goes unchecked);
 //  * the input split into an identity and sections, sealed: open() with the same operator and
 //    identity gives the sections back, and with another identity or operator throws, naming
-//    the fields that changed;
+//    the fields that changed; a field named a later one opens a value that lacks it and is
+//    checked in one that has it;
 //  * that sealed value damaged by the input (bytes flipped, cut or extended): open() throws
 //    std::invalid_argument (the checksum and lengths catch every such change the fuzzer makes)
 //    or, for no change at all, succeeds.
@@ -99,6 +100,20 @@ void sealed_then_damaged(std::string_view in, std::string_view damage) {
     st::open(value, op, other, views.size());
   } catch (const std::invalid_argument& e) {
     refused = std::string_view(e.what()).find(extra + ": not in the checkpoint") !=
+              std::string_view::npos;
+  }
+  if (!refused) __builtin_trap();
+  // The same field named a later one: the value, written before it existed, opens; a value
+  // that has it with another value is refused.
+  if (st::open(value, op, other, views.size(), {extra}) != views) __builtin_trap();
+  const std::string with_extra = st::seal(op, other, views);
+  st::Identity changed = p.identity;
+  changed.emplace_back(extra, "moved");
+  refused = false;
+  try {
+    st::open(with_extra, op, changed, views.size(), {extra});
+  } catch (const std::invalid_argument& e) {
+    refused = std::string_view(e.what()).find(extra + ": field in the checkpoint, now moved") !=
               std::string_view::npos;
   }
   if (!refused) __builtin_trap();

@@ -45,13 +45,14 @@ py::bytes seal(const std::string& op, const state::Identity& identity,
 }
 
 std::vector<py::bytes> open(const std::string& op, const state::Identity& identity,
-                            const py::bytes& value, size_t sections) {
+                            const py::bytes& value, size_t sections,
+                            const std::vector<std::string>& later_fields) {
   const state::Operator kind = state::operator_from_name(op);
   const std::string_view view = value;
   std::vector<std::string_view> parts;
   {
     py::gil_scoped_release release;
-    parts = state::open(view, kind, identity, sections);
+    parts = state::open(view, kind, identity, sections, later_fields);
   }
   return to_bytes(parts);
 }
@@ -75,12 +76,11 @@ void register_state(py::module_& m) {
         "and the "
         "sections, little-endian (docs/state.md).");
   m.def("open", &open, py::arg("operator"), py::arg("identity"), py::arg("value"),
-        py::arg("sections"),
+        py::arg("sections"), py::arg("later_fields") = std::vector<std::string>{},
         "The sections of a state value written by seal(); ValueError naming what is wrong when the "
-        "value is "
-        "damaged, of another operator or format version, or of another plan identity (naming the "
-        "fields that "
-        "changed).");
+        "value is damaged, of another operator or format version, or of another plan identity "
+        "(naming the fields that changed). A value that lacks a field named in later_fields "
+        "(written before the field was added) is judged on the fields it has.");
   m.def(
       "inspect", &inspect, py::arg("value"),
       "A state value taken apart without judging its identity (for tools and tests): operator, "

@@ -269,18 +269,40 @@ std::string identity_changes(const Identity& stored, const Identity& now) {
   return out;
 }
 
+namespace {
+
+// `identity` without the later fields that `stored` lacks: what a value written before those
+// fields existed is judged on.
+Identity judged_on(const Identity& identity, const Identity& stored,
+                   const std::vector<std::string>& later_fields) {
+  Identity out;
+  out.reserve(identity.size());
+  for (const auto& field : identity) {
+    bool later = false;
+    for (const auto& name : later_fields) later = later || name == field.first;
+    bool stored_has = false;
+    for (const auto& s : stored) stored_has = stored_has || s.first == field.first;
+    if (!later || stored_has) out.push_back(field);
+  }
+  return out;
+}
+
+}  // namespace
+
 std::vector<std::string_view> open(std::string_view value, Operator op, const Identity& identity,
-                                   size_t sections) {
+                                   size_t sections, const std::vector<std::string>& later_fields) {
   const char* reader = operator_name(op);
   Opened got = read(value, reader);
   if (got.op != op) {
     fail(reader, std::string("the checkpoint holds the state of a ") + operator_name(got.op) +
                      ", not of a " + reader + " (another query wrote this checkpoint location)");
   }
-  if (got.identity != identity) {
-    std::string changes = identity_changes(got.identity, identity);
+  const Identity expected =
+      later_fields.empty() ? identity : judged_on(identity, got.identity, later_fields);
+  if (got.identity != expected) {
+    std::string changes = identity_changes(got.identity, expected);
     if (changes.empty()) changes = "the fields are in another order";
-    fail(reader, "the checkpoint holds the state of a different aggregation (" + changes +
+    fail(reader, "the checkpoint holds the state of a different query (" + changes +
                      "). The state's identity covers " + shown(identity) +
                      "; tuning options (bundle sizes, mini-batch settings) may change on restart. "
                      "Restart with the "

@@ -67,9 +67,14 @@ struct Opened {
 Opened read(std::string_view value, const char* reader);
 
 // read(), then: the value must be op's, have this identity (an error names the fields that
-// changed) and `sections` sections. Returns the sections.
+// changed) and `sections` sections. Returns the sections. `later_fields` names fields of
+// `identity` that were added to the operator's identity after values were first written: a
+// value that lacks one of them (written before it existed) is judged on the fields it has; a
+// value that has it must match it. Cost: one compare per field pair (identities are a few
+// fields).
 std::vector<std::string_view> open(std::string_view value, Operator op, const Identity& identity,
-                                   size_t sections);
+                                   size_t sections,
+                                   const std::vector<std::string>& later_fields = {});
 
 // The fields of `now` that differ from `stored`, as "name: stored → now" phrases joined by
 // "; " (fields only one side has say so; control bytes as \xNN); empty when equal.

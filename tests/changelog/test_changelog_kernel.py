@@ -382,7 +382,7 @@ def test_state_blob_errors() -> None:
     value = seal("changelog_agg", changelog_identity(cp), [blob])
     other = build_plan(t.schema, "k", [W.min("v"), W.count()])
     changed = r"aggregates: max\(STRING\), count\(\*\) in the checkpoint, now min\(STRING\)"
-    with pytest.raises(ValueError, match=f"different aggregation \\({changed}"):
+    with pytest.raises(ValueError, match=f"different query \\({changed}"):
         open_value("changelog_agg", changelog_identity(other), value, 1)
     fresh = C.GlobalPhase(cp)
     for cut in range(len(blob) - 1):

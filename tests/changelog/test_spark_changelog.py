@@ -240,7 +240,7 @@ def test_restart_with_another_bucket_count_is_refused(spark, tmp_path):
     write_micro_batches(str(tmp_path / "src"), [table_of(rows[:50])])
     _file_sink_run(spark, str(tmp_path / "src"), str(tmp_path / "sink"), str(tmp_path / "ck"))
     write_micro_batches(str(tmp_path / "src"), [table_of(rows[50:])], first=1)
-    changed = r"different aggregation \(buckets: 4 in the checkpoint, now 5\)"
+    changed = r"different query \(buckets: 4 in the checkpoint, now 5\)"
     with pytest.raises(StreamingQueryException, match=changed):
         _file_sink_run(
             spark, str(tmp_path / "src"), str(tmp_path / "sink"), str(tmp_path / "ck"), buckets=5

@@ -11,9 +11,19 @@ import pytest
 
 from sliceflow import changelog as C
 from sliceflow import window as W
-from sliceflow._runtime.state_format import FORMAT_VERSION, inspect, open_value, seal
+from sliceflow._runtime.state_format import (
+    FORMAT_VERSION,
+    LATER_FIELDS,
+    inspect,
+    open_value,
+    seal,
+)
 from sliceflow.changelog.plan import build_plan as changelog_plan
 from sliceflow.changelog.plan import identity as changelog_identity
+from sliceflow.dedup.plan import build_plan as dedup_plan
+from sliceflow.dedup.plan import identity as dedup_identity
+from sliceflow.topn.plan import build_plan as topn_plan
+from sliceflow.topn.plan import identity as topn_identity
 from sliceflow.window.plan import build_plan as window_plan
 from sliceflow.window.plan import identity as window_identity
 from sliceflow.window.state import from_sections, rows_sections, watermark_from, watermark_sections
@@ -89,13 +99,33 @@ def test_operator_sections_and_identity_mismatches() -> None:
     with pytest.raises(ValueError) as e:
         open_value("window_agg", now, value, 1)
     text = str(e.value)
-    assert "different aggregation (keys: BIGINT in the checkpoint, now STRING; " in text
+    assert "different query (keys: BIGINT in the checkpoint, now STRING; " in text
     assert "ansi: not in the checkpoint, now on)" in text
     assert "identity covers keys, aggregates, buckets, ansi; tuning options" in text
     with pytest.raises(ValueError, match="buckets: 4 in the checkpoint, no longer part"):
         open_value("window_agg", ID[:2], value, 1)
     with pytest.raises(ValueError, match="unknown operator 'interval_join'"):
         seal("interval_join", ID, [])
+
+
+def test_a_value_written_before_a_later_field_opens_and_one_with_it_is_checked() -> None:
+    """``input columns`` joined the identity after values were written: a checkpoint without
+    it restarts (judged on the other fields); one with it must match it."""
+    assert LATER_FIELDS == ("input columns",)
+    now = [*ID, ("input columns", "by `k`")]
+    old = seal("window_agg", ID, [b"a"])
+    assert open_value("window_agg", now, old, 1) == [b"a"]
+    with pytest.raises(ValueError, match="keys: BIGINT in the checkpoint, now STRING"):
+        open_value("window_agg", [("keys", "STRING"), *now[1:]], old, 1)
+    new = seal("window_agg", now, [b"b"])
+    assert open_value("window_agg", now, new, 1) == [b"b"]
+    moved = [*ID, ("input columns", "by `k2`")]
+    with pytest.raises(ValueError) as e:
+        open_value("window_agg", moved, new, 1)
+    assert "(input columns: by `k` in the checkpoint, now by `k2`)" in str(e.value)
+    # Only a later field may be missing: another field the value lacks is still a change.
+    with pytest.raises(ValueError, match="ansi: not in the checkpoint, now on"):
+        open_value("window_agg", [*now, ("ansi", "on")], old, 1)
 
 
 SCHEMA = pa.schema(
@@ -115,6 +145,7 @@ def test_window_identity_leaves_tuning_out() -> None:
         ("emit", "all"),
         ("buckets", "4"),
         ("ansi", "on"),
+        ("input columns", "by `k`; time `t`; arguments *, `v`"),
     ]
     tuned = window_plan(SCHEMA, spec, ["k"], aggs, bundle_rows=7, bundle_bytes=1 << 16)
     assert window_identity(tuned, "all", 4) == base
@@ -128,10 +159,17 @@ def test_window_identity_leaves_tuning_out() -> None:
         "keys": window_plan(SCHEMA, spec, ["v"], [W.count(), W.sum("v")]),
         "ansi": window_plan(SCHEMA, spec, ["k"], aggs, ansi=False),
     }
-    for field, wp in changed.items():
+    moved = SCHEMA.append(pa.field("k2", pa.large_string())).append(pa.field("v2", pa.int64()))
+    cases = [({f}, wp) for f, wp in changed.items() if f != "keys"] + [
+        ({"keys", "input columns"}, changed["keys"]),
+        # A column moved to another of the same type: only the names tell.
+        ({"input columns"}, window_plan(moved, spec, ["k2"], aggs)),
+        ({"input columns"}, window_plan(moved, spec, ["k"], [W.count(), W.sum("v2")])),
+    ]
+    for fields, wp in cases:
         now = dict(window_identity(wp, "all", 4))
         diff = {name for name, value in base if now[name] != value}
-        assert diff == {field}, field
+        assert diff == fields, fields
     assert dict(window_identity(tuned, "all", 5))["buckets"] == "5"
 
 
@@ -148,6 +186,7 @@ def test_changelog_identity_leaves_tuning_out() -> None:
         "retractions": "yes",
         "buckets": "4",
         "ansi": "on",
+        "input columns": "by `k`; op `op`; arguments *, `s`",
     }
     no_op = dict(changelog_identity(changelog_plan(schema, "k", aggs, buckets=4)))
     assert no_op["retractions"] == "no"
@@ -186,3 +225,32 @@ def test_window_payload_round_trip() -> None:
     assert state.watermark_ms == 42 and state.partials.num_rows == 0 and state.emitted is None
     again = from_sections(rows_sections(state), wp, 42)
     assert again.partials.schema == wp.partial_schema and again.emitted is None
+
+
+def test_topn_and_deduplicate_identities_name_their_columns() -> None:
+    """A key or order moved to another column of the same type changes ``input columns`` only
+    (the types, the order's direction and the payload are the same)."""
+    schema = pa.schema(
+        [("a", pa.int64()), ("b", pa.int64()), ("t", pa.timestamp("us")), ("u", pa.timestamp("us"))]
+    )
+
+    def topn_id(by: str, order: str) -> dict[str, str]:
+        return dict(topn_identity(topn_plan(schema, 3, by, [order])))
+
+    base = topn_id("a", "t")
+    assert base["input columns"] == "by `a`; order `t`"
+    for moved in (topn_id("b", "t"), topn_id("a", "u")):
+        diff = {k for k in base if base[k] != moved[k]}
+        assert diff <= {"input columns", "order"} and "input columns" in diff, diff
+
+    def dedup_id(by: str, order: str | None, op: str | None = None) -> dict[str, str]:
+        s = schema.append(pa.field("op", pa.string())) if op else schema
+        dp = dedup_plan(s, by, keep="last", order_by=order, op_col=op)
+        return dict(dedup_identity(dp, 4, None))
+
+    base = dedup_id("a", "t")
+    assert base["input columns"] == "by `a`; order `t`"
+    for moved in (dedup_id("b", "t"), dedup_id("a", "u")):
+        assert {k for k in base if base[k] != moved[k]} == {"input columns"}
+    assert dedup_id("a", None)["input columns"] == "by `a`"
+    assert dedup_id("a", "t", "op")["input columns"] == "by `a`; order `t`; op `op`"

@@ -20,9 +20,10 @@ def open(
     identity: collections.abc.Sequence[tuple[str, str]],
     value: bytes,
     sections: typing.SupportsInt | typing.SupportsIndex,
+    later_fields: collections.abc.Sequence[str] = [],
 ) -> list[bytes]:
     """
-    The sections of a state value written by seal(); ValueError naming what is wrong when the value is damaged, of another operator or format version, or of another plan identity (naming the fields that changed).
+    The sections of a state value written by seal(); ValueError naming what is wrong when the value is damaged, of another operator or format version, or of another plan identity (naming the fields that changed). A value that lacks a field named in later_fields (written before the field was added) is judged on the fields it has.
     """
 
 def seal(

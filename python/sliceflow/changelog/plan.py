@@ -38,7 +38,13 @@ from sliceflow._runtime.agg_plan import (
     plan_arguments,
     positive_int,
 )
-from sliceflow._runtime.state_format import Identity, aggregate_types, plan_identity
+from sliceflow._runtime.state_format import (
+    Identity,
+    aggregate_arguments,
+    aggregate_types,
+    input_columns,
+    plan_identity,
+)
 from sliceflow.aggregates import AggSpec, agg_specs
 
 __all__ = [
@@ -198,13 +204,17 @@ def build_plan(
 def identity(cp: ChangelogPlan) -> Identity:
     """The plan identity of a streaming ``changelog_agg``'s state: the keys and aggregates,
     whether the input retracts (an op column: it decides the aggregates' state), the bucket
-    count and ANSI mode."""
+    count, ANSI mode and the key, op and argument columns by name."""
     plan = cp.plan
-    keys = [cp.encoder_schema.field(i).type for i in range(plan["num_keys"])]
+    n = plan["num_keys"]
+    keys = [cp.encoder_schema.field(i).type for i in range(n)]
+    names = [cp.input_schema.field(i).name for i in cp.input_indices]
+    op = names[plan["op_column"]] if plan["op_column"] >= 0 else None
     return plan_identity(
         keys=keys,
         aggregates=aggregate_types(plan, cp.encoder_schema),
         buckets=plan["buckets"],
         ansi=plan["ansi"],
         operator_fields=[("retractions", "yes" if plan["op_column"] >= 0 else "no")],
+        columns=input_columns(names[:n], op=op, arguments=aggregate_arguments(plan, names)),
     )

@@ -32,7 +32,7 @@ from sliceflow._runtime.agg_plan import (
 )
 from sliceflow._runtime.order_types import check_orderable
 from sliceflow._runtime.spark_types import spark_type_name
-from sliceflow._runtime.state_format import Identity, plan_identity
+from sliceflow._runtime.state_format import Identity, input_columns, plan_identity
 
 __all__ = ["DEFAULT_BUNDLE_ROWS", "DedupPlan", "build_plan", "identity"]
 
@@ -156,7 +156,8 @@ def build_plan(
 def identity(dp: DedupPlan, buckets: int, watermark_col: str | None) -> Identity:
     """The plan identity of a streaming deduplicate's state: the key types, which row is kept
     and by what order, whether the input retracts, the retained row's columns, the column
-    whose watermark expires keys (or none) and the bucket count."""
+    whose watermark expires keys (or none), the bucket count and the key, order and op columns
+    by name."""
     schema = dp.input_schema
     fields = [
         ("keep", dp.keep),
@@ -171,4 +172,7 @@ def identity(dp: DedupPlan, buckets: int, watermark_col: str | None) -> Identity
         buckets=buckets,
         ansi=True,
         operator_fields=fields,
+        columns=input_columns(
+            dp.by, order=() if dp.order_by is None else [dp.order_by], op=dp.op_col
+        ),
     )

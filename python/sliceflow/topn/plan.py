@@ -34,7 +34,7 @@ from sliceflow._runtime.agg_plan import (
 )
 from sliceflow._runtime.order_types import check_orderable
 from sliceflow._runtime.spark_types import spark_type_name
-from sliceflow._runtime.state_format import Identity, plan_identity
+from sliceflow._runtime.state_format import Identity, input_columns, plan_identity
 
 __all__ = [
     "MAX_N",
@@ -210,14 +210,16 @@ def build_plan(
 def identity(tp: TopNPlan) -> Identity:
     """The plan identity of a streaming changelog Top-N (what its checkpointed state belongs
     to): the partition key types, the order keys, ``n``, whether ranks are emitted, whether the
-    input retracts, the payload columns (the state holds them) and the bucket count. Tuning
-    options (``bundle_rows``, ``mini_batch``) are left out.
+    input retracts, the payload columns (the state holds them), the bucket count and the key,
+    order and op columns by name. Tuning options (``bundle_rows``, ``mini_batch``) are left
+    out.
 
     >>> import pyarrow as pa
     >>> tp = build_plan(pa.schema([("k", pa.int64()), ("v", pa.int32())]), 2, "k", ["v"])
     >>> identity(tp)  # doctest: +NORMALIZE_WHITESPACE
     [('keys', 'BIGINT'), ('order', 'v ASC NULLS FIRST'), ('n', '2'), ('rank', 'yes'),
-     ('retractions', 'no'), ('columns', 'k BIGINT, v INT'), ('buckets', '8')]
+     ('retractions', 'no'), ('columns', 'k BIGINT, v INT'), ('buckets', '8'),
+     ('input columns', 'by `k`; order `v`')]
     """
     types = {f.name: f.type for f in tp.payload_schema}
     order = ", ".join(
@@ -238,4 +240,5 @@ def identity(tp: TopNPlan) -> Identity:
                 ", ".join(f"{f.name} {spark_type_name(f.type)}" for f in tp.payload_schema),
             ),
         ],
+        columns=input_columns(tp.by, order=[o.column for o in tp.order], op=tp.op_col),
     )

@@ -42,7 +42,13 @@ from sliceflow._runtime.agg_plan import (
     result_type,
 )
 from sliceflow._runtime.spark_types import spark_type_name
-from sliceflow._runtime.state_format import Identity, aggregate_types, plan_identity
+from sliceflow._runtime.state_format import (
+    Identity,
+    aggregate_arguments,
+    aggregate_types,
+    input_columns,
+    plan_identity,
+)
 from sliceflow.aggregates import AggSpec, agg_specs
 from sliceflow.window.spec import WindowSpec
 
@@ -187,9 +193,11 @@ def build_plan(
 def identity(wp: WindowPlan, emit: str, buckets: int) -> Identity:
     """The plan identity of a streaming ``window_agg``'s state: the keys and aggregates, the
     window (kind, size, slide and offset in microseconds), the time column's type, the emit
-    mode, the bucket count and ANSI mode."""
+    mode, the bucket count, ANSI mode and the key, time and argument columns by name."""
     plan = wp.plan
-    keys = [wp.local_schema.field(i).type for i in range(plan["num_keys"])]
+    n = plan["num_keys"]
+    keys = [wp.local_schema.field(i).type for i in range(n)]
+    names = [wp.input_schema.field(i).name for i in wp.input_indices]
     window = (
         f"{plan['kind']}(size={plan['size']}us, slide={plan['slide']}us, offset={plan['offset']}us)"
     )
@@ -200,4 +208,5 @@ def identity(wp: WindowPlan, emit: str, buckets: int) -> Identity:
         buckets=buckets,
         ansi=plan["ansi"],
         operator_fields=[("window", window), ("time", time_type), ("emit", emit)],
+        columns=input_columns(names[:n], time=names[n], arguments=aggregate_arguments(plan, names)),
     )
