@@ -239,6 +239,38 @@ def test_changelog_agg_and_topn_over_the_source_are_fused(spark, bids):
     assert_same_rows(top, unfused(spark, leaders))
 
 
+@pytest.mark.parametrize(
+    ("keep", "order_by"), [("first", None), ("first", "dateTime"), ("last", "price")]
+)
+def test_deduplicate_over_the_source_is_fused(spark, bids, keep, order_by):
+    """The first-row (last-row) pre-filter runs inside the read: fused = unfused, and the kept
+    rows are Spark's ``row_number() = 1`` by the order (arrival order: the file's line order,
+    the rows of one file in one partition here)."""
+    from pyspark.sql import Window
+
+    from sliceflow.spark import deduplicate
+
+    df = spark.read.format("sliceflow.json").schema(BID_DDL).load(bids)
+
+    def kept():
+        return deduplicate(df.select("auction", "bidder", "price", "dateTime"), "auction",
+                           keep=keep, order_by=order_by)  # fmt: skip
+
+    out = kept()
+    assert fused(out)
+    assert_same_rows(out, unfused(spark, kept))
+    if order_by is not None:
+        # Ties in the order leave the kept row free (Spark too): compare key and order value.
+        order = F.col(order_by) if keep == "first" else F.col(order_by).desc()
+        w = Window.partitionBy("auction").orderBy(order)
+        spark_kept = (
+            df.withColumn("rn", F.row_number().over(w)).filter("rn = 1").select("auction", order_by)
+        )
+        assert_same_rows(out.select("auction", order_by), spark_kept)
+    else:
+        assert out.count() == df.select("auction").distinct().count()
+
+
 def test_the_kernel_counters_reach_the_driver_from_a_fused_read(spark, bids):
     from sliceflow.spark import WindowMetrics
 

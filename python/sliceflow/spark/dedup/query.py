@@ -3,8 +3,10 @@ order_by) = 1``) on a Spark DataFrame, batch and streaming.
 
 ::
 
-    batch:     df (+ __seq: arrival order) ─ repartition(by) ─ mapInArrow(one kernel step per
-                  partition, one bundle) ─ the kept row per key
+    batch:     df ─ mapInArrow(local phase, insert-only input: each partition's kept row per
+                  key; inside a sliceflow.json read, the fused scan) (+ __seq: arrival order)
+                  ─ repartition(by) ─ mapInArrow(one kernel step per partition, one bundle)
+                  ─ the kept row per key
 
     streaming: df ─ (+ __bucket = pmod(hash(by), buckets)) ─ mapInArrow(pack rows per bucket)
                   ─ groupBy(__bucket).transformWithStateInPandas(DedupBucketProcessor: load the
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
+import numpy as np
 import pyarrow as pa
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
@@ -43,6 +46,7 @@ from sliceflow.spark._runtime.metrics import WindowMetrics
 from sliceflow.spark._runtime.recipe import OperatorCall
 from sliceflow.spark._runtime.tasks import TaskContext
 from sliceflow.spark.dedup.first_seen import streaming_first
+from sliceflow.spark.json.fused_scan import LocalPhase, local_phase_frame
 
 __all__ = ["DedupMetrics", "deduplicate"]
 
@@ -144,12 +148,23 @@ def deduplicate(
         )
     seq = _SEQ if order_name is None else None
     frame = call.frame
-    source = frame.withColumn(_SEQ, F.monotonically_increasing_id()) if seq else frame
-    schema = call.input_schema(source.columns, source)
+    rows = call.input_schema(frame.columns, frame)
+    schema = rows.append(pa.field(_SEQ, pa.int64(), nullable=False)) if seq else rows
     dp = build_plan(
         schema, by_list, keep=keep, order_by=order_name, op_col=op_name,
         mini_batch=True, bundle_rows=_BATCH_BUNDLE, arrival_col=seq,
     )  # fmt: skip
+    if op_name is None:
+        # Local phase (insert-only input): each input partition's own kept row per key first
+        # (the first row of a union is the first of its parts' first rows, the same for the
+        # last), so only those rows are shuffled; over a sliceflow.json read it runs inside the
+        # read (the fused scan). Arrival order inside a partition is the rows' order, which
+        # the local phase keeps, so __seq is numbered after it.
+        local = _local_fn(dp, rows, TaskContext(call.settings.memory_limits, None))
+        frame = local_phase_frame(
+            call.select(rows), local, spark_struct(rows), "deduplicate", call.settings.fusion
+        )
+    source = frame.withColumn(_SEQ, F.monotonically_increasing_id()) if seq else frame
 
     def final_fn(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         task.start()
@@ -168,6 +183,27 @@ def deduplicate(
     # restores the order across partitions.
     out = source.repartition(*keys).mapInArrow(final_fn, spark_struct(dp.payload_schema))
     return call.without_added(out)
+
+
+def _local_fn(dp: DedupPlan, rows: pa.Schema, task: TaskContext) -> LocalPhase:
+    """Each input partition's kept row per key, in the partition's order (no metrics: the
+    final phase reports the kernel's counters once per row)."""
+
+    def local_fn(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        task.start()
+        parts = [conform(b, rows) for b in batches if b.num_rows]
+        if not parts:
+            return
+        batch = pa.concat_batches(parts)
+        if dp.arrival_col is not None:
+            arrival = pa.array(np.arange(batch.num_rows, dtype=np.int64))
+            batch = batch.append_column(dp.input_schema.field(dp.arrival_col), arrival)
+        step = DedupStep(dp)
+        out, _ = step.run(step.empty_state(), batch, None)
+        yield out.select(rows.names)
+
+    local_fn.__name__ = "deduplicate_local"
+    return local_fn
 
 
 def _watermark(df: DataFrame) -> tuple[str, int] | None:
