@@ -72,6 +72,10 @@ def quick_run(tmp_path_factory):
             sys.executable,
             SCRIPT,
             "--quick",
+            # The model check of one query (tests/window/test_spark_window_stream.py checks
+            # every window kind against the model): the smoke run checks the wiring.
+            "--check-queries",
+            "sf-hop1d",
             "--data-dir",
             str(tmp / "data"),
             "--json",
