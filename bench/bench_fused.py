@@ -1,4 +1,5 @@
-"""The fused scan against the unfused plan and Spark, in one run: NDJSON files -> a hop window.
+"""The fused scan against the unfused plan and Spark, in one run: NDJSON files -> a hop window
+(``--query hop``, the default) or a deduplicate (``--query dedup``).
 
 Jobs (PySpark ``local[2]``, session time zone UTC, rounds interleaved, medians; each job ends
 in ``df.write.format("noop")``, so every window is computed and nothing written):
@@ -14,10 +15,16 @@ in ``df.write.format("noop")``, so every window is computed and nothing written)
   sink: the cost of reading and decoding the files and moving every row into the JVM, which
   the fused plan no longer pays in full.
 
-Before timing, the three window jobs must give the same rows.
+``--query dedup``: the first bid of each auction by ``dateTime``
+(``deduplicate(df, "auction", keep="first", order_by="dateTime")``) against Spark's
+``row_number() over (partition by auction order by dateTime) = 1``.
+
+Before timing, the three jobs must give the same rows (for dedup: the same (auction,
+dateTime) pairs; ties in ``dateTime`` leave the kept row free, in Spark too).
 
     python bench/bench_fused.py                    # 2,000,000 bids in 4 files, 3 rounds
     python bench/bench_fused.py --rows 200000 --repeat 1      # smoke run
+    python bench/bench_fused.py --query dedup      # the deduplicate jobs
     python bench/bench_fused.py --write-readme     # also update bench/README.md
 """
 
@@ -35,6 +42,7 @@ from readme_blocks import write_block
 from run_info import run_header
 
 SPARK = "Spark: read.json + window()"
+SPARK_DEDUP = "Spark: read.json + row_number() = 1"
 UNFUSED = "sliceflow, unfused (fusion.enabled=false)"
 FUSED = "sliceflow, fused"
 FLOOR = "sliceflow.json source alone, noop (floor)"
@@ -48,13 +56,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--data-dir", help="keep the input here (written if missing)")
     parser.add_argument("--write-readme", action="store_true")
     parser.add_argument("--note")
+    parser.add_argument("--query", choices=("hop", "dedup"), default="hop")
     args = parser.parse_args(argv)
     command, header = run_header("bench/bench_fused.py", argv, args.note)
 
+    from pyspark.sql import Window
     from pyspark.sql import functions as F
 
     from sliceflow import window as W
-    from sliceflow.spark import window_agg
+    from sliceflow.spark import deduplicate, window_agg
     from sliceflow.testing import BID_DDL, write_bids
     from sliceflow.testing.spark import local_session
 
@@ -71,11 +81,23 @@ def main(argv: list[str] | None = None) -> None:
     def ours(fusion: bool) -> Any:
         spark.conf.set("spark.sliceflow.fusion.enabled", str(fusion).lower())
         df = spark.read.format("sliceflow.json").schema(BID_DDL).load(folder)
+        if args.query == "dedup":
+            picked = df.select("auction", "bidder", "price", "dateTime")
+            return deduplicate(picked, "auction", keep="first", order_by="dateTime")
         return window_agg(df, hop, ["auction"], aggs).select(
             "window_start", "window_end", "auction", "n", "s", "m"
         )
 
     def theirs() -> Any:
+        if args.query == "dedup":
+            first = Window.partitionBy("auction").orderBy("dateTime")
+            return (
+                spark.read.schema(BID_DDL).json(folder)
+                .select("auction", "bidder", "price", "dateTime")
+                .withColumn("rn", F.row_number().over(first))
+                .filter("rn = 1")
+                .drop("rn")
+            )  # fmt: skip
         return (
             spark.read.schema(BID_DDL)
             .json(folder)
@@ -86,10 +108,13 @@ def main(argv: list[str] | None = None) -> None:
         )  # fmt: skip
 
     fused, unfused = ours(True), ours(False)
-    assert "sliceflow.json+window_agg" in fused._jdf.queryExecution().analyzed().toString()
+    operator = "deduplicate" if args.query == "dedup" else "window_agg"
+    assert f"sliceflow.json+{operator}" in fused._jdf.queryExecution().analyzed().toString()
     reference = theirs()
     for label, df in ((FUSED, fused), (UNFUSED, unfused)):
-        diff = df.exceptAll(reference).count() + reference.exceptAll(df).count()
+        a, b = (d.select("auction", "dateTime") if args.query == "dedup" else d
+                for d in (df, reference))  # fmt: skip
+        diff = a.exceptAll(b).count() + b.exceptAll(a).count()
         print(f"{label}: {diff} rows differ from Spark's", file=sys.stderr, flush=True)
         if diff:
             raise SystemExit(f"{label} differs from Spark's window(): {diff} rows")
@@ -99,7 +124,7 @@ def main(argv: list[str] | None = None) -> None:
 
     source = spark.read.format("sliceflow.json").schema(BID_DDL).load(folder)
     jobs = [
-        (SPARK, lambda: noop(theirs())),
+        (SPARK if args.query == "hop" else SPARK_DEDUP, lambda: noop(theirs())),
         (UNFUSED, lambda: noop(unfused)),
         (FUSED, lambda: noop(fused)),
         (FLOOR, lambda: noop(source)),
@@ -116,15 +141,18 @@ def main(argv: list[str] | None = None) -> None:
             f"| {label} | {statistics.median(times[label]):.2f} | {spread(times[label])} | "
             f"{faster} |"
         )
+    job = (
+        "deduplicate(auction, keep first by dateTime) against Spark's row_number() = 1"
+        if args.query == "dedup"
+        else "hop(1 h, 1 min) count, sum, max per auction"
+    )
     block = (
-        f"{args.rows:,} bids in {args.files} NDJSON files -> hop(1 h, 1 min) count, sum, max "
-        f"per auction; `local[2]`; {args.repeat} interleaved rounds after a warm-up round.\n\n"
-        + "\n".join(rows)
-        + "\n"
+        f"{args.rows:,} bids in {args.files} NDJSON files -> {job}; `local[2]`; "
+        f"{args.repeat} interleaved rounds after a warm-up round.\n\n" + "\n".join(rows) + "\n"
     )
     print(header + "\n\n" + block)
     if args.write_readme:
-        write_block("fused", block, header)
+        write_block("fused" if args.query == "hop" else "fused_dedup", block, header)
     print(command, file=sys.stderr)
 
 
