@@ -172,10 +172,9 @@ def deduplicate(
         if not parts:
             return
         stats: dict[str, int] | None = {} if task.accumulator is not None else None
-        step = DedupStep(dp)  # one step per partition, over all its rows
-        out, _ = step.run(step.empty_state(), pa.concat_batches(parts), stats)
+        out = _kept_rows(dp, pa.concat_batches(parts), stats)
         task.report(stats)
-        yield out.select(dp.payload_schema.names)
+        yield out
 
     final_fn.__name__ = "deduplicate"
     keys = [F.col(quote(n)) for n in dp.by]
@@ -198,12 +197,20 @@ def _local_fn(dp: DedupPlan, rows: pa.Schema, task: TaskContext) -> LocalPhase:
         if dp.arrival_col is not None:
             arrival = pa.array(np.arange(batch.num_rows, dtype=np.int64))
             batch = batch.append_column(dp.input_schema.field(dp.arrival_col), arrival)
-        step = DedupStep(dp)
-        out, _ = step.run(step.empty_state(), batch, None)
-        yield out.select(rows.names)
+        yield _kept_rows(dp, batch, None)
 
     local_fn.__name__ = "deduplicate_local"
     return local_fn
+
+
+def _kept_rows(
+    dp: DedupPlan, batch: pa.RecordBatch, stats: dict[str, int] | None
+) -> pa.RecordBatch:
+    """The kept row per key of ``batch``: one kernel step over all its rows, the row's
+    columns (the local and the final phase of a batch deduplicate)."""
+    step = DedupStep(dp)
+    out, _ = step.run(step.empty_state(), batch, stats)
+    return out.select(dp.payload_schema.names)
 
 
 def _watermark(df: DataFrame) -> tuple[str, int] | None:
