@@ -47,7 +47,6 @@ LONG_FILES = (
     "tests/package/test_wheel.py",  # about 330 s alone (packing, a fresh venv, local-cluster)
     "tests/spark/test_spark_cluster.py",  # 181 s alone: one local-cluster session, four checks
     "tests/spark/test_spark_connect.py",  # 161 s
-    "tests/changelog/test_changelog_flink.py",  # 157 s (Flink's JVM and about 50 jobs)
     "tests/bench/test_bench_window_stream.py",  # 156 s
     "tests/package/test_readme.py",  # 136 s
 )

@@ -2,7 +2,8 @@
 
 Optional: needs ``.flink-venv`` (``scripts/flink_venv.sh``: PyFlink 2.3.0, Java 17). The
 tests call :func:`run_flink` with a list of jobs; every job of one call runs in *one* Python
-process (one JVM, ~10 s to start; then ~1-3 s a job). A job is a dict:
+process (one JVM, ~10 s to start), and jobs with the same settings run as one Flink job (~2 s
+a Flink job, whatever its branches: :func:`_runner`). A job is a dict:
 
 * ``sql``: the query (a ``SELECT``); its changelog is collected with the row kinds.
 * ``columns``: ``[[name, type], ...]`` with type one of ``INT``, ``BIGINT``, ``DOUBLE``,
@@ -32,6 +33,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -85,10 +87,86 @@ LAST_TIMINGS: list[float] = []
 # The job runner (runs inside .flink-venv)
 
 
+def _batch_key(job: dict) -> str | None:
+    """Jobs with the same key run as one Flink job (:func:`_runner`); ``None``: a job alone.
+
+    The key is the job's settings; a job with ``ddl`` (which may define ``src`` itself) or a
+    statement that is not a query (``EXPLAIN``) runs alone."""
+    if job.get("ddl") or not job["sql"].lstrip().upper().startswith(("SELECT", "WITH")):
+        return None
+    settings = ("mini_batch", "size", "latency", "config")
+    return json.dumps({k: job.get(k) for k in settings}, sort_keys=True)
+
+
 def _runner(spec_path: str, out_path: str) -> None:  # pragma: no cover - runs under PyFlink
-    from pyflink.common import Row, RowKind, Types
+    """Runs the jobs of ``spec_path``, writes their changelogs to ``out_path``.
+
+    Jobs with the same settings (:func:`_batch_key`) run as the branches of one Flink job:
+    each job's input is its own view ``src_<n>`` (its query reads it in place of ``src``), and
+    the branches' encoded rows (:func:`_collect`) meet in one ``UNION ALL``, each tagged with
+    its job. At parallelism 1 a branch is a chain of its own operators (source, aggregation or
+    rank with its own bundle trigger, projection) whose rows reach the union in the order it
+    emits them, so a job's changelog is the one it has alone; only Flink's per-job cost
+    (about 2 s: the local cluster, the job graph, the scheduler) is paid once per batch."""
+    with open(spec_path) as f:
+        jobs = json.load(f)
+    batches: dict[str | None, list[int]] = {}
+    alone: list[list[int]] = []
+    for n, job in enumerate(jobs):
+        key = _batch_key(job)
+        if key is None:
+            alone.append([n])
+        else:
+            batches.setdefault(key, []).append(n)
+    changelogs: list[list[list[Any]]] = [[] for _ in jobs]
+    elapsed = [0.0 for _ in jobs]
+    for members in [*batches.values(), *alone]:
+        t0 = time.time()
+        env, t_env = _table_env(jobs[members[0]])
+        for ddl in jobs[members[0]].get("ddl", []):
+            t_env.execute_sql(ddl)
+        if len(members) == 1 and _batch_key(jobs[members[0]]) is None:
+            queries = [jobs[members[0]]["sql"]]
+            if "columns" in jobs[members[0]]:
+                _source(env, t_env, jobs[members[0]], "src")
+        else:
+            queries = []
+            for n in members:
+                _source(env, t_env, jobs[n], f"src_{n}")
+                queries.append(re.sub(r"\bsrc\b", f"src_{n}", jobs[n]["sql"]))
+        for n, changes in zip(members, _collect(t_env, queries), strict=True):
+            changelogs[n] = changes
+            elapsed[n] = (time.time() - t0) / len(members)
+    with open(out_path, "w") as f:
+        json.dump({"changelogs": changelogs, "elapsed": elapsed}, f)
+
+
+def _table_env(job: dict) -> tuple[Any, Any]:  # pragma: no cover - runs under PyFlink
+    """A fresh data stream environment and its table environment, with the job's settings
+    (parallelism 1, one-phase aggregation, the mini-batch options, ``config``)."""
     from pyflink.datastream import StreamExecutionEnvironment
     from pyflink.table import StreamTableEnvironment
+
+    env = StreamExecutionEnvironment.get_execution_environment()
+    env.set_parallelism(1)
+    t_env = StreamTableEnvironment.create(env)
+    conf = t_env.get_config()
+    conf.set("parallelism.default", "1")
+    conf.set("table.exec.resource.default-parallelism", "1")
+    conf.set("table.optimizer.agg-phase-strategy", "ONE_PHASE")
+    conf.set("table.exec.mini-batch.enabled", "true" if job.get("mini_batch") else "false")
+    conf.set("table.exec.mini-batch.allow-latency", str(job.get("latency", "1 h")))
+    conf.set("table.exec.mini-batch.size", str(job.get("size", 1_000_000_000)))
+    for key, value in job.get("config", {}).items():
+        conf.set(key, str(value))
+    return env, t_env
+
+
+def _source(env: Any, t_env: Any, job: dict, view: str) -> None:  # pragma: no cover - under PyFlink
+    """The job's ``columns``/``rows`` as the view ``view``: a changelog stream, or an
+    insert-only one (``append``), with its ``proctime`` / ``rowtime`` attribute."""
+    from pyflink.common import Row, RowKind, Types
+    from pyflink.table import Schema
 
     kinds = {
         "+I": RowKind.INSERT,
@@ -103,93 +181,71 @@ def _runner(spec_path: str, out_path: str) -> None:  # pragma: no cover - runs u
         "STRING": Types.STRING(),
         "BOOLEAN": Types.BOOLEAN(),
     }
-    with open(spec_path) as f:
-        jobs = json.load(f)
-    changelogs, elapsed = [], []
-    for job in jobs:
-        t0 = time.time()
-        env = StreamExecutionEnvironment.get_execution_environment()
-        env.set_parallelism(1)
-        t_env = StreamTableEnvironment.create(env)
-        conf = t_env.get_config()
-        conf.set("parallelism.default", "1")
-        conf.set("table.exec.resource.default-parallelism", "1")
-        conf.set("table.optimizer.agg-phase-strategy", "ONE_PHASE")
-        conf.set("table.exec.mini-batch.enabled", "true" if job.get("mini_batch") else "false")
-        conf.set("table.exec.mini-batch.allow-latency", str(job.get("latency", "1 h")))
-        conf.set("table.exec.mini-batch.size", str(job.get("size", 1_000_000_000)))
-        for key, value in job.get("config", {}).items():
-            conf.set(key, str(value))
-        if "columns" in job:
-            cols = job["columns"]
-            rows = []
-            for op, *values in job["rows"]:
-                r = Row(*values)
-                r.set_row_kind(kinds[op])
-                rows.append(r)
-            ds = env.from_collection(
-                rows,
-                type_info=Types.ROW_NAMED([c for c, _ in cols], [type_infos[t] for _, t in cols]),
-            )
-            if job.get("proctime") or job.get("rowtime"):
-                from pyflink.table import Schema
-
-                builder = Schema.new_builder()
-                if job.get("proctime"):
-                    builder = builder.column_by_expression(job["proctime"], "PROCTIME()")
-                if job.get("rowtime"):
-                    rt = job["rowtime"]
-                    builder = builder.column_by_expression(rt["name"], rt["expr"])
-                    builder = builder.watermark(rt["name"], rt["watermark"])
-                schema = builder.build()
-                make = t_env.from_data_stream if job.get("append") else t_env.from_changelog_stream
-                t_env.create_temporary_view("src", make(ds, schema))
-            else:
-                t_env.create_temporary_view("src", t_env.from_changelog_stream(ds))
-        for ddl in job.get("ddl", []):
-            t_env.execute_sql(ddl)
-        changelogs.append(_collect(t_env, job["sql"]))
-        elapsed.append(time.time() - t0)
-    with open(out_path, "w") as f:
-        json.dump({"changelogs": changelogs, "elapsed": elapsed}, f)
+    cols = job["columns"]
+    rows = []
+    for op, *values in job["rows"]:
+        r = Row(*values)
+        r.set_row_kind(kinds[op])
+        rows.append(r)
+    ds = env.from_collection(
+        rows, type_info=Types.ROW_NAMED([c for c, _ in cols], [type_infos[t] for _, t in cols])
+    )
+    if job.get("proctime") or job.get("rowtime"):
+        builder = Schema.new_builder()
+        if job.get("proctime"):
+            builder = builder.column_by_expression(job["proctime"], "PROCTIME()")
+        if job.get("rowtime"):
+            rt = job["rowtime"]
+            builder = builder.column_by_expression(rt["name"], rt["expr"])
+            builder = builder.watermark(rt["name"], rt["watermark"])
+        make = t_env.from_data_stream if job.get("append") else t_env.from_changelog_stream
+        t_env.create_temporary_view(view, make(ds, builder.build()))
+    else:
+        t_env.create_temporary_view(view, t_env.from_changelog_stream(ds))
 
 
-def _collect(t_env: Any, sql: str) -> list[list[Any]]:  # pragma: no cover - under PyFlink
-    """The changelog of ``sql``, ``[op, value, ...]`` per row, fetched in one gateway call.
+def _collect(t_env: Any, queries: list[str]) -> list[list[list[Any]]]:  # pragma: no cover
+    """The changelog of each query, ``[op, value, ...]`` per row, fetched in one gateway call.
 
     PyFlink's own ``collect()`` iterator makes a dozen gateway calls a row (about 12 ms: a
-    3,000-row changelog took 33 s). Here the query is wrapped in a projection that writes each
-    row as one string, every value as ``n`` (NULL) or ``v`` + base64 of ``CAST(value AS
-    STRING)`` joined by ``|``, so the row kinds pass through unchanged (a projection keeps
-    them); the JVM drains the result into a list and sends back its ``toString()``:
-    ``[+I[v…|n], -U[…], …]``, which holds no ``,`` or ``]`` but those of the list itself.
+    3,000-row changelog took 33 s). Here each query is wrapped in a projection that writes each
+    row as one string: the query's number, then every value as ``n`` (NULL) or ``v`` + base64
+    of ``CAST(value AS STRING)``, joined by ``|``, so the row kinds pass through unchanged (a
+    projection keeps them); the queries' projections are one ``UNION ALL``, and the JVM drains
+    its result into a list and sends back its ``toString()``: ``[+I[0|v…|n], -U[…], …]``, which
+    holds no ``,`` or ``]`` but those of the list itself.
     """
     from pyflink.java_gateway import get_gateway
 
-    if not sql.lstrip().upper().startswith(("SELECT", "WITH")):  # EXPLAIN ...: a row or two
-        with t_env.execute_sql(sql).collect() as it:
-            return [[str(r.get_row_kind()), *r] for r in it]
-    table = t_env.sql_query(sql)
-    schema = table.get_schema()
-    types = [str(t).split("(")[0].replace(" NOT NULL", "") for t in schema.get_field_data_types()]
-    t_env.create_temporary_view("__result", table)
-    fields = ", '|', ".join(
-        f"COALESCE(CONCAT('v', TO_BASE64(CAST(`{name}` AS STRING))), 'n')"
-        for name in schema.get_field_names()
-    )
-    result = t_env.execute_sql(f"SELECT CONCAT({fields}, '') FROM __result")
+    if len(queries) == 1 and not queries[0].lstrip().upper().startswith(("SELECT", "WITH")):
+        with t_env.execute_sql(queries[0]).collect() as it:  # EXPLAIN ...: a row or two
+            return [[[str(r.get_row_kind()), *r] for r in it]]
+    types, branches = [], []
+    for q, sql in enumerate(queries):
+        table = t_env.sql_query(sql)
+        schema = table.get_schema()
+        types.append(
+            [str(t).split("(")[0].replace(" NOT NULL", "") for t in schema.get_field_data_types()]
+        )
+        t_env.create_temporary_view(f"__result_{q}", table)
+        fields = "".join(
+            f", '|', COALESCE(CONCAT('v', TO_BASE64(CAST(`{name}` AS STRING))), 'n')"
+            for name in schema.get_field_names()
+        )
+        branches.append(f"SELECT CONCAT('{q}'{fields}) AS line FROM __result_{q}")
+    result = t_env.execute_sql(" UNION ALL ".join(branches))
     rows = result._j_table_result.collect()
     try:
         text = get_gateway().jvm.org.apache.flink.util.CollectionUtil.iteratorToList(rows)
         text = text.toString()
     finally:
         rows.close()
-    t_env.drop_temporary_view("__result")
-    out = []
+    out: list[list[list[Any]]] = [[] for _ in queries]
     for item in text[1:-1].split(", ") if text != "[]" else []:
         op, _, payload = item[:-1].partition("[")
-        values = [_decode(v, t) for v, t in zip(payload.split("|"), types, strict=True)]
-        out.append([op, *values])
+        q, *cells = payload.split("|")
+        values = [_decode(v, t) for v, t in zip(cells, types[int(q)], strict=True)]
+        out[int(q)].append([op, *values])
     return out
 
 
