@@ -44,8 +44,7 @@ settings.load_profile(
 #: pytest-xdist hands out files in collection order, so the long ones start at once on the
 #: workers instead of ending the run alone (`--durations=30` in the CI log says which they are).
 LONG_FILES = (
-    "tests/package/test_wheel.py",  # about 330 s alone (packing, a fresh venv, local-cluster)
-    "tests/spark/test_spark_cluster.py",  # 181 s alone: one local-cluster session, four checks
+    "tests/package/test_wheel.py",  # 350 s alone (a fresh venv, packing, the cluster checks)
     "tests/spark/test_spark_connect.py",  # 161 s
     "tests/bench/test_bench_window_stream.py",  # 156 s
     "tests/package/test_readme.py",  # 136 s

@@ -37,8 +37,30 @@ CHECKS: dict[str, Callable[[SparkSession], tuple[str, bool]]] = {
 }
 
 
+def unknown_checks(names: list[str]) -> list[str]:
+    """The names in ``names`` that are not checks."""
+    return [n for n in names if n not in CHECKS]
+
+
+def run(spark: SparkSession, names: list[str]) -> list[str]:
+    """Runs the checks ``names`` (every check when empty) on ``spark``, printing each one's
+    line; returns the names of those that failed."""
+    failed = []
+    for name in names or list(CHECKS):
+        t0 = time.monotonic()
+        try:
+            summary, ok = CHECKS[name](spark)
+        except Exception as e:  # noqa: BLE001 - reported, and the other checks still run
+            traceback.print_exc()
+            summary, ok = f"error={type(e).__name__}: {e}".replace("\n", " "), False
+        print(f"{name} ok={ok} {summary} ({time.monotonic() - t0:.0f} s)", flush=True)
+        if not ok:
+            failed.append(name)
+    return failed
+
+
 def main(names: list[str]) -> int:
-    unknown = [n for n in names if n not in CHECKS]
+    unknown = unknown_checks(names)
     if unknown:
         print(f"unknown checks {unknown}; the checks are {list(CHECKS)}", file=sys.stderr)
         return 2
@@ -51,18 +73,8 @@ def main(names: list[str]) -> int:
     start = time.monotonic()
     spark = cluster_session("sliceflow-local-cluster-suite")
     print(f"session started in {time.monotonic() - start:.0f} s", flush=True)
-    failed = []
     try:
-        for name in names or list(CHECKS):
-            t0 = time.monotonic()
-            try:
-                summary, ok = CHECKS[name](spark)
-            except Exception as e:  # noqa: BLE001 - reported, and the other checks still run
-                traceback.print_exc()
-                summary, ok = f"error={type(e).__name__}: {e}".replace("\n", " "), False
-            print(f"{name} ok={ok} {summary} ({time.monotonic() - t0:.0f} s)", flush=True)
-            if not ok:
-                failed.append(name)
+        failed = run(spark, names)
     finally:
         spark.stop()
     return 1 if failed else 0

@@ -1,26 +1,26 @@
-"""The demo pipeline on Spark's local-cluster mode, with the executors' Python from a packed
-virtual environment shipped by ``spark.archives`` (tests/package/test_wheel.py runs it).
+"""The local-cluster checks on the environment a user deploys: Spark's local-cluster mode, the
+executors' Python from a packed virtual environment shipped by ``spark.archives``, the checks'
+code shipped as a zip (``SparkContext.addPyFile``, as ``--py-files`` ships a job's modules);
+tests/package/test_wheel.py runs it.
 
     mkdir environment && tar -xzf env.tar.gz -C environment
     PYSPARK_PYTHON=./environment/bin/python \\
-        ./environment/bin/python tests/jobs/deploy_job.py env.tar.gz examples/pipeline_demo.py
+        ./environment/bin/python tests/jobs/deploy_job.py env.tar.gz checks.zip [check ...]
 
-It first runs one task per partition that reports where the executor's Python found
-sliceflow and libsimdjson (``/proc/self/maps``), as ``probe {json}`` lines, then runs
-examples/pipeline_demo.py on a small stream and prints ``demo hop_equal=... changelog_equal=...``.
+``checks.zip`` holds tests/jobs/*.py and the package tests/support/. The job first runs one
+task per partition that reports where the executor's Python found sliceflow and libsimdjson
+(``/proc/self/maps``), as ``probe {json}`` lines, then the checks of cluster_suite.py (every
+one, or those named), each printing ``<name> ok=<bool> <summary>``. Exits non-zero when a
+check failed.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import sys
+import time
 from collections.abc import Iterator
-
-from sliceflow.testing.spark import local_session
-
-ROCKSDB = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
 
 
 def probe(_: Iterator[int]) -> Iterator[str]:
@@ -43,29 +43,29 @@ def probe(_: Iterator[int]) -> Iterator[str]:
     )
 
 
-def main(archive: str, demo_path: str) -> None:
-    spark = local_session(
-        "local-cluster[2,1,1024]",
-        "sliceflow-packed-environment",
-        {
-            "spark.archives": f"{archive}#environment",
-            "spark.sql.shuffle.partitions": "4",
-            "spark.sql.streaming.stateStore.providerClass": ROCKSDB,
-        },
+def main(archive: str, checks: str, names: list[str]) -> int:
+    sys.path.insert(0, checks)  # the driver imports the checks from the zip the executors get
+    import cluster_suite
+    from support.cluster_session import cluster_session
+
+    unknown = cluster_suite.unknown_checks(names)
+    if unknown:
+        print(f"unknown checks {unknown}; the checks are {list(cluster_suite.CHECKS)}")
+        return 2
+    start = time.monotonic()
+    spark = cluster_session(
+        "sliceflow-packed-environment", {"spark.archives": f"{archive}#environment"}
     )
+    spark.sparkContext.addPyFile(checks)
+    print(f"session started in {time.monotonic() - start:.0f} s", flush=True)
     try:
         for line in spark.sparkContext.parallelize(range(4), 4).mapPartitions(probe).collect():
             print("probe", line, flush=True)
-        spec = importlib.util.spec_from_file_location("pipeline_demo", demo_path)
-        assert spec is not None and spec.loader is not None
-        demo = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = demo  # dataclasses look their module up
-        spec.loader.exec_module(demo)
-        result = demo.main(600, 1, 1, spark=spark, warm_up=False)
-        print(f"demo hop_equal={result.hop_equal} changelog_equal={result.changelog_equal}")
+        failed = cluster_suite.run(spark, names)
     finally:
         spark.stop()
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2])
+    sys.exit(main(sys.argv[1], sys.argv[2], sys.argv[3:]))

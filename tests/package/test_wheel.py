@@ -4,9 +4,11 @@ It carries libsimdjson, installs into a fresh virtual environment and decodes JS
 the system's libsimdjson is hidden (a private mount namespace binds /dev/null over it); with
 its Spark extra in a fresh environment, the README's "Use sliceflow in your project" runs as
 written, outside the repository, and prints what the README shows; and, as the README's
-"Running on a cluster" says, a virtual environment with it packed by
-venv-pack and shipped with `spark.archives` runs the demo pipeline on `local-cluster` where
-the executors' Python sees only the archive.
+"Running on a cluster" says, that environment packed by venv-pack and shipped with
+`spark.archives` is what the executors of a `local-cluster` session run (they see only the
+archive), where the local-cluster checks (tests/jobs/cluster_suite.py: from_json and the
+source, window_agg, changelog_agg, topn and deduplicate, batch and streaming, each against
+Spark) run in separate executor processes.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ import subprocess
 import sys
 import textwrap
 import time
+import zipfile
+from typing import Any
 
 import pytest
 from support import JOBS, ROOT
@@ -53,7 +57,6 @@ def _installed_wheel() -> str | None:
     wheel's RECORD holds the sha256 of the ``_core`` extension loaded here."""
     import base64
     import hashlib
-    import zipfile
 
     import sliceflow._core as core
 
@@ -100,7 +103,6 @@ def repaired_wheel(tmp_path_factory) -> str:
 def test_the_wheel_ships_the_pyspark_entry(repaired_wheel):
     """pyspark finds sliceflow.json through the top-level module pyspark_sliceflow (its
     DefaultSource), so the wheel installs it beside sliceflow."""
-    import zipfile
 
     with zipfile.ZipFile(repaired_wheel) as wheel:
         names = set(wheel.namelist())
@@ -191,17 +193,29 @@ def test_readme_project_section_runs_in_a_fresh_venv(tmp_path, spark_venv):
     assert "doesn't contain a value" not in result.stderr, result.stderr[-4000:]
 
 
-@pytest.mark.spark
-@pytest.mark.cluster
-@pytest.mark.timeout(1200)
-def test_packed_environment_runs_the_demo_on_local_cluster(tmp_path, spark_venv):
-    # The README's "Running on a cluster": the wheel and its Spark extra in a fresh virtual
-    # environment, packed with venv-pack and shipped as spark.archives=env.tar.gz#environment.
+def _checks_zip(path: str) -> str:
+    """tests/jobs/*.py at the zip's top and the package tests/support/ in it: the code of the
+    local-cluster checks, as a job's modules are shipped (``--py-files``)."""
+    with zipfile.ZipFile(path, "w") as z:
+        for folder, prefix in ((JOBS, ""), (os.path.join(ROOT, "tests", "support"), "support/")):
+            for name in sorted(os.listdir(folder)):
+                if name.endswith(".py"):
+                    z.write(os.path.join(folder, name), prefix + name)
+    return path
+
+
+@pytest.fixture(scope="module")
+def packed_cluster(tmp_path_factory, spark_venv) -> dict[str, Any]:
+    """The README's "Running on a cluster": the wheel and its Spark extra in a fresh virtual
+    environment, packed with venv-pack and shipped as spark.archives=env.tar.gz#environment,
+    runs tests/jobs/deploy_job.py on local-cluster (the probes, then every check of
+    tests/jobs/cluster_suite.py). Its ``probe`` records, each check's line by name, and the
+    output's tail."""
+    tmp = tmp_path_factory.mktemp("packed")
     start = time.perf_counter()
-    env = spark_venv
-    archive = tmp_path / "env.tar.gz"
+    archive = tmp / "env.tar.gz"
     subprocess.run(
-        [sys.executable, "-m", "venv_pack", "-p", str(env), "-o", str(archive), "-q"],
+        [sys.executable, "-m", "venv_pack", "-p", spark_venv, "-o", str(archive), "-q"],
         check=True,
         timeout=600,
     )
@@ -211,29 +225,45 @@ def test_packed_environment_runs_the_demo_on_local_cluster(tmp_path, spark_venv)
     # (client mode) runs in a folder where the archive is unpacked as ./environment too:
     # transformWithStateInPandas (streaming window_agg, changelog_agg) starts a Python process
     # on the driver with the same relative path. No PYTHONPATH: nothing of the source tree is
-    # on any path.
-    driver = tmp_path / "driver"
+    # on any path; the checks' own modules come in checks.zip.
+    driver = tmp / "driver"
     (driver / "environment").mkdir(parents=True)
     subprocess.run(["tar", "-xzf", str(archive), "-C", str(driver / "environment")], check=True)
     python = str(driver / "environment" / "bin" / "python")
     run_env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
     run_env.update(PYSPARK_PYTHON="./environment/bin/python", PYSPARK_DRIVER_PYTHON=python)
+    checks = _checks_zip(str(tmp / "checks.zip"))
     job = os.path.join(JOBS, "deploy_job.py")
-    demo = os.path.join(ROOT, "examples", "pipeline_demo.py")
-    command = _hiding_system_simdjson([python, job, str(archive), demo])
+    command = _hiding_system_simdjson([python, job, str(archive), checks])
     result = subprocess.run(
-        command, capture_output=True, text=True, cwd=driver, env=run_env, timeout=900
+        command, capture_output=True, text=True, cwd=driver, env=run_env, timeout=1500
     )
-    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
+    output = result.stdout[-6000:] + result.stderr[-6000:]
+    assert result.returncode in (0, 1), output  # 1: a check failed (its test says which)
+    lines = {}
+    for line in result.stdout.splitlines():
+        name, _, rest = line.partition(" ok=")
+        if rest and " " not in name:
+            lines[name] = line
+    print(f"pack {packed:.0f} s, local-cluster run {time.perf_counter() - start - packed:.0f} s")
+    return {
+        "driver": str(driver),
+        "probes": [json.loads(x[6:]) for x in result.stdout.splitlines() if x.startswith("probe ")],
+        "checks": lines,
+        "output": output,
+    }
 
-    probes = [
-        json.loads(line[6:]) for line in result.stdout.splitlines() if line.startswith("probe ")
-    ]
-    assert len(probes) == 4, result.stdout
+
+@pytest.mark.spark
+@pytest.mark.cluster
+@pytest.mark.timeout(1800)
+def test_packed_environment_is_what_the_executors_run(packed_cluster):
+    probes = packed_cluster["probes"]
+    assert len(probes) == 4, packed_cluster["output"]
     assert len({p["cwd"] for p in probes}) == 2, probes  # two executors, one folder each
     for p in probes:
         unpacked = os.path.realpath(os.path.join(p["cwd"], "environment"))
-        assert p["cwd"] != str(driver), p
+        assert p["cwd"] != packed_cluster["driver"], p
         assert p["executable"] == os.path.join(p["cwd"], "environment", "bin", "python"), p
         for module in (p["sliceflow"], p["core"]):
             assert os.path.realpath(module).startswith(unpacked + os.sep), p
@@ -242,6 +272,48 @@ def test_packed_environment_runs_the_demo_on_local_cluster(tmp_path, spark_venv)
             assert os.path.realpath(lib).startswith(unpacked + os.sep), p
             assert "sliceflow.libs" in lib, p
         assert not [e for e in p["path"] if e.startswith(ROOT)], p["path"]
-    assert "demo hop_equal=True changelog_equal=True" in result.stdout, result.stdout[-4000:]
-    ran = time.perf_counter() - start - packed
-    print(f"pack {packed:.0f} s, local-cluster run {ran:.0f} s")
+
+
+# The checks of tests/jobs/cluster_suite.py, run by the packed environment's executors: each
+# test reads its check's line.
+
+
+def _check(packed_cluster: dict[str, Any], name: str) -> str:
+    line = packed_cluster["checks"].get(name)
+    assert line is not None, packed_cluster["output"]
+    assert f"{name} ok=True " in line, line + "\n" + packed_cluster["output"]
+    return line
+
+
+@pytest.mark.spark
+@pytest.mark.cluster
+@pytest.mark.timeout(1800)
+def test_local_cluster_from_json_and_data_source(packed_cluster):
+    line = _check(packed_cluster, "json")
+    assert " diff=0 diff_source=0" in line and "rows=20000 " in line, line
+
+
+@pytest.mark.spark
+@pytest.mark.cluster
+@pytest.mark.timeout(1800)
+def test_local_cluster_window_agg_matches_spark_window(packed_cluster):
+    line = _check(packed_cluster, "window")
+    assert " diff=0 " in line and " stream_diff=0" in line, line
+
+
+@pytest.mark.spark
+@pytest.mark.cluster
+@pytest.mark.timeout(1800)
+def test_local_cluster_changelog_agg_matches_spark_and_model(packed_cluster):
+    line = _check(packed_cluster, "changelog")
+    assert " diff=0 " in line and " diff_stream=0 " in line, line
+
+
+@pytest.mark.spark
+@pytest.mark.cluster
+@pytest.mark.timeout(1800)
+def test_local_cluster_topn_and_deduplicate_match_spark(packed_cluster):
+    """Batch topn / deduplicate against Spark's row_number; streaming through the sliceflow.json
+    stream source on the executors, each changelog applied ending as the batch answer."""
+    line = _check(packed_cluster, "topn_dedup")
+    assert " diff=0 " in line, line

@@ -13,10 +13,10 @@ from sliceflow.spark._runtime.state_store import PROVIDER_CONF, ROCKSDB_PROVIDER
 from sliceflow.testing.spark import local_session
 
 
-def cluster_session(app: str) -> SparkSession:
-    """A local-cluster session named ``app``."""
-    conf = {"spark.sql.shuffle.partitions": "4", PROVIDER_CONF: ROCKSDB_PROVIDER}
-    return local_session("local-cluster[2,1,1024]", app, conf)
+def cluster_session(app: str, conf: dict[str, str] | None = None) -> SparkSession:
+    """A local-cluster session named ``app``, with ``conf``'s settings besides these."""
+    base = {"spark.sql.shuffle.partitions": "4", PROVIDER_CONF: ROCKSDB_PROVIDER}
+    return local_session("local-cluster[2,1,1024]", app, {**base, **(conf or {})})
 
 
 def python_workers(spark: SparkSession) -> int:
