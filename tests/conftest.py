@@ -85,6 +85,13 @@ def spark():
             # partition opens and commits its RocksDB store every micro-batch
             # (test_spark_window_stream.py: 171 s with 4, 143 s with 2).
             "spark.sql.shuffle.partitions": "2",
+            # No whole-stage code generation: the tests run many small queries, and compiling
+            # each plan's Java costs more CPU than running it (test_spark_window.py,
+            # test_spark_topn.py and test_spark_changelog_columns.py: 151 CPU-seconds with it,
+            # 110 without; streaming files gain nothing). The jobs the tests start as processes
+            # of their own (the local-cluster checks, Connect, the README, the demo) keep
+            # Spark's default, so every operator is checked under generated code too.
+            "spark.sql.codegen.wholeStage": "false",
             "spark.driver.memory": "2g",
             # streaming changelog_agg (transformWithStateInPandas) needs RocksDB
             "spark.sql.streaming.stateStore.providerClass": (
