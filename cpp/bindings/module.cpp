@@ -31,4 +31,6 @@ PYBIND11_MODULE(_core, m) {
   sliceflow::bindings::register_dedup(dedup);
   auto topn = m.def_submodule("topn", "Top-N per key: sort keys and ranks over whole batches");
   sliceflow::bindings::register_topn(topn);
+  auto hash = m.def_submodule("hash", "Spark's hash() (Murmur3, seed 42) of rows: its buckets");
+  sliceflow::bindings::register_hash(hash);
 }

@@ -15,5 +15,6 @@ void register_memory(pybind11::module_& m);
 void register_state(pybind11::module_& m);
 void register_dedup(pybind11::module_& m);
 void register_topn(pybind11::module_& m);
+void register_hash(pybind11::module_& m);
 
 }  // namespace sliceflow::bindings

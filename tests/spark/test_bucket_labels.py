@@ -1,4 +1,4 @@
-"""Bucket labels: Spark's hash of an INT, reproduced, and the even spread over partitions."""
+"""Bucket labels: Spark's hash of an INT, and the even spread over partitions."""
 
 from __future__ import annotations
 
@@ -7,12 +7,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sliceflow.spark._runtime.bucket_labels import (
-    MAX_BUCKETS,
-    bucket_labels,
-    check_buckets,
-    spark_hash_int,
-)
+from sliceflow._runtime.spark_hash import spark_hash_int
+from sliceflow.spark._runtime.bucket_labels import MAX_BUCKETS, bucket_labels, check_buckets
 
 EDGE_INTS = [0, 1, 2, -1, 42, 2**31 - 1, -(2**31), 12345, -987654, 65535, 65536]
 

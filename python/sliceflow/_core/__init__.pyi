@@ -5,13 +5,14 @@ sliceflow's C++ kernels
 
 from __future__ import annotations
 
-from . import agg, changelog, changes, dedup, json, memory, state, topn, window
+from . import agg, changelog, changes, dedup, hash, json, memory, state, topn, window
 
 __all__: list[str] = [
     "agg",
     "changelog",
     "changes",
     "dedup",
+    "hash",
     "json",
     "memory",
     "state",

@@ -18,43 +18,13 @@ from __future__ import annotations
 from functools import lru_cache
 
 import numpy as np
-import numpy.typing as npt
 
-__all__ = ["MAX_BUCKETS", "bucket_labels", "check_buckets", "spark_hash_int"]
+from sliceflow._runtime.spark_hash import spark_hash_int
+
+__all__ = ["MAX_BUCKETS", "bucket_labels", "check_buckets"]
 
 #: The most buckets a streaming operator takes (one Python call per bucket and micro-batch).
 MAX_BUCKETS = 1 << 16
-
-_C1 = np.uint32(0xCC9E2D51)
-_C2 = np.uint32(0x1B873593)
-_SEED = np.uint32(42)
-
-
-def _rotl(x: npt.NDArray[np.uint32], r: int) -> npt.NDArray[np.uint32]:
-    # Annotated: numpy's stubs type `|` of two arrays as Any when checking for Python 3.10.
-    rotated: npt.NDArray[np.uint32] = (x << np.uint32(r)) | (x >> np.uint32(32 - r))
-    return rotated
-
-
-def spark_hash_int(values: npt.ArrayLike) -> npt.NDArray[np.int32]:
-    """Spark's ``hash()`` of INT values (Murmur3 x86_32, seed 42), as int32.
-
-    Example:
-        >>> int(spark_hash_int(np.array([0], dtype=np.int32))[0])
-        933211791
-    """
-    with np.errstate(over="ignore"):
-        # Annotated: numpy's stubs give uint32 arithmetic a wider (or no) type.
-        k1: npt.NDArray[np.uint32] = np.asarray(values, dtype=np.int32).view(np.uint32) * _C1
-        k1 = _rotl(k1, 15) * _C2
-        h1: npt.NDArray[np.uint32] = _rotl(_SEED ^ k1, 13) * np.uint32(5) + np.uint32(0xE6546B64)
-        h1 ^= np.uint32(4)  # the input's length in bytes
-        h1 ^= h1 >> np.uint32(16)
-        h1 *= np.uint32(0x85EBCA6B)
-        h1 ^= h1 >> np.uint32(13)
-        h1 *= np.uint32(0xC2B2AE35)
-        h1 ^= h1 >> np.uint32(16)
-    return h1.view(np.int32)
 
 
 @lru_cache(maxsize=16)
