@@ -20,8 +20,17 @@ import pandas as pd
 import pyarrow as pa
 
 from sliceflow._runtime.kernels import conform
+from sliceflow._runtime.spark_hash import spark_hash
 
-__all__ = ["PACKED_SCHEMA", "pack_by_bucket", "pack_rows", "to_pandas", "unpack"]
+__all__ = [
+    "PACKED_SCHEMA",
+    "hash_buckets",
+    "pack_by_bucket",
+    "pack_keyed_rows",
+    "pack_rows",
+    "to_pandas",
+    "unpack",
+]
 
 
 def to_pandas(batch: pa.RecordBatch) -> pd.DataFrame:
@@ -104,6 +113,35 @@ def pack_rows(
         yield pack_by_bucket(buckets_of_rows, rows, labels, source)
     if wake_all:
         yield _packed(labels, source, [b""] * len(labels))
+
+
+def hash_buckets(batch: pa.RecordBatch, keys: Sequence[str], buckets: int) -> np.ndarray:
+    """The bucket of each row of ``batch``: ``pmod(hash(keys...), buckets)`` as a Spark plan
+    computes it (Spark's Murmur3 hash, :mod:`sliceflow._runtime.spark_hash`); 0 without keys."""
+    if not keys:
+        return np.zeros(batch.num_rows, dtype=np.int64)
+    return np.mod(spark_hash(batch.select(list(keys))).astype(np.int64), buckets)
+
+
+def pack_keyed_rows(
+    batches: Iterator[pa.RecordBatch],
+    keys: Sequence[str],
+    labels: np.ndarray,
+    schema: pa.Schema,
+    *,
+    wake_all: bool,
+) -> Iterator[pa.RecordBatch]:
+    """:func:`pack_rows` of batches in ``schema`` whose bucket is the hash of their ``keys``
+    columns (:func:`hash_buckets`, over ``len(labels)`` buckets): the packing step a task
+    runs where the rows are, in a ``mapInArrow`` or in a fused scan's read."""
+
+    def keyed() -> Iterator[pa.RecordBatch]:
+        for batch in batches:
+            # The hash of the values as Spark typed them (conform may widen a type).
+            bucket = pa.array(hash_buckets(batch, keys, len(labels)), pa.int64())
+            yield batch.add_column(0, "__bucket", bucket)
+
+    return pack_rows(keyed(), labels, schema, wake_all=wake_all)
 
 
 def unpack(

@@ -29,23 +29,27 @@ tasks, the decode of the fields read, and no row conversion to or from the JVM o
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, cast
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 from pyspark import cloudpickle
 from pyspark.sql import DataFrame
 from pyspark.sql.datasource import DataSourceReader, DataSourceStreamReader, InputPartition
-from pyspark.sql.types import StructType
+from pyspark.sql.streaming.datasource import ReadLimit, SupportsTriggerAvailableNow
+from pyspark.sql.types import StructField, StructType, TimestampType
 
 from sliceflow.spark.json.lineage import SourceRead, json_source_read
 from sliceflow.spark.json.source import (
+    FileSplit,
     JsonDataSource,
     JsonDataSourceReader,
     session_attributes,
 )
 from sliceflow.spark.json.source_errors import spark_shaped
+from sliceflow.spark.json.stream_source import FailedStream, JsonStreamReader, StreamOptions
 
 __all__ = ["FUSED_SOURCE_PREFIX", "LocalPhase", "local_phase_frame"]
 
@@ -62,15 +66,18 @@ def local_phase_frame(
     output: StructType,
     operator: str,
     fusion: bool,
+    *,
+    event_time: str | None = None,
 ) -> DataFrame:
     """``selected.mapInArrow(phase, output)``, fused into the scan when ``fusion`` is on and
-    ``selected`` is a batch ``sliceflow.json`` read through column references (module doc).
+    ``selected`` is a ``sliceflow.json`` read through column references (module doc): a batch
+    read, or a stream when ``event_time`` names the input column its watermark is defined on.
 
     ``selected`` holds exactly the local phase's input columns, in order."""
     read = json_source_read(selected) if fusion else None
-    if read is None:
+    if read is None or (read.streaming and event_time is None):
         return selected.mapInArrow(phase, output)
-    return _fused_read(selected, read, phase, output, operator)
+    return _fused_read(selected, read, phase, output, operator, event_time)
 
 
 def _fused_read(
@@ -79,8 +86,10 @@ def _fused_read(
     phase: LocalPhase,
     output: StructType,
     operator: str,
+    event_time: str | None,
 ) -> DataFrame:
     spark = selected.sparkSession
+    names = [c.name for c in read.columns]
     attributes: dict[str, Any] = {
         **session_attributes(spark),
         "source_schema": read.schema,
@@ -88,6 +97,7 @@ def _fused_read(
         "columns": [(c.name, c.field, read.pruned_path(c)) for c in read.columns],
         "phase": staticmethod(phase),
         "output": output,
+        "event_time": names.index(event_time) if read.streaming and event_time else None,
     }
     dumps = cast(Callable[[Any], bytes], cloudpickle.dumps)
     digest = hashlib.sha256(
@@ -99,7 +109,25 @@ def _fused_read(
     # later (Spark Connect, a cached plan) finds the class it was built with.
     source = type("FusedJsonSource", (_FusedJsonSource,), attributes)
     spark.dataSource.register(source)
-    return spark.read.format(attributes["fused_name"]).schema(output).options(**read.options).load()
+    if not read.streaming:
+        reader = spark.read.format(attributes["fused_name"]).schema(output)
+        return reader.options(**read.options).load()
+    # A stream: each output row also carries the largest event time its task has read so far,
+    # under the same watermark delay as the input's, so the watermark (the largest event time
+    # less the delay) is the unfused plan's; the column is dropped after the watermark.
+    assert event_time is not None
+    delay_ms = int(selected.schema[event_time].metadata["spark.watermarkDelayMs"])
+    stream = spark.readStream.format(attributes["fused_name"]).schema(_with_event_time(output))
+    fused = stream.options(**read.options).load()
+    return fused.withWatermark(EVENT_TIME, f"{delay_ms} milliseconds").drop(EVENT_TIME)
+
+
+#: The column of a fused stream's rows that its watermark is defined on.
+EVENT_TIME = "__event_time"
+
+
+def _with_event_time(output: StructType) -> StructType:
+    return StructType([*output.fields, StructField(EVENT_TIME, TimestampType(), True)])
 
 
 class _FusedJsonSource(JsonDataSource):
@@ -112,6 +140,8 @@ class _FusedJsonSource(JsonDataSource):
     columns: list[tuple[str, str, tuple[int, ...]]]
     phase: LocalPhase
     output: StructType
+    #: A stream's: the index of the input column whose largest value each row carries.
+    event_time: int | None
 
     @classmethod
     def name(cls) -> str:
@@ -132,7 +162,22 @@ class _FusedJsonSource(JsonDataSource):
         return FusedScanReader(files, self.columns, type(self).phase)
 
     def streamReader(self, schema: StructType) -> DataSourceStreamReader:
-        raise ValueError(f"{self.fused_name}: a fused scan reads batch DataFrames only")
+        try:
+            options = dict(self.options)
+            stream = StreamOptions.pop(options)
+            with spark_shaped():
+                decoder = JsonDataSourceReader(
+                    options,
+                    self.source_schema,
+                    self.session_defaults,
+                    self.memory_limits,
+                    required=self.required,
+                )
+        except Exception as exc:  # raised by the stream's first call (see FailedStream)
+            return FailedStream(exc)
+        files = JsonStreamReader(stream, decoder, FileSplit, self.session_defaults)
+        assert self.event_time is not None
+        return FusedStreamReader(files, self.columns, type(self).phase, self.event_time)
 
 
 class FusedScanReader(DataSourceReader):
@@ -156,12 +201,76 @@ class FusedScanReader(DataSourceReader):
         return self.phase(self._inputs(self.files.read(partition)))
 
     def _inputs(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        names = [name for name, _, _ in self.columns]
-        for batch in batches:
-            arrays = []
-            for _, field, path in self.columns:
-                array: Any = batch.column(field)
-                for ordinal in path:  # a null struct gives null fields, as GetStructField
-                    array = pc.struct_field(array, [ordinal])
-                arrays.append(array)
-            yield pa.RecordBatch.from_arrays(arrays, names=names)
+        return _input_columns(batches, self.columns)
+
+
+def _input_columns(
+    batches: Iterator[pa.RecordBatch], columns: list[tuple[str, str, tuple[int, ...]]]
+) -> Iterator[pa.RecordBatch]:
+    """The operator's input columns of each decoded batch (nested fields extracted)."""
+    names = [name for name, _, _ in columns]
+    for batch in batches:
+        arrays = []
+        for _, field, path in columns:
+            array: Any = batch.column(field)
+            for ordinal in path:  # a null struct gives null fields, as GetStructField
+                array = pc.struct_field(array, [ordinal])
+            arrays.append(array)
+        yield pa.RecordBatch.from_arrays(arrays, names=names)
+
+
+class FusedStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
+    """The ``sliceflow.json`` stream's micro-batches (its offsets, listing, splits and commits
+    unchanged, so a checkpoint restarts fused or not); a split's decoded fields go through the
+    operator's local phase, and each output row carries the largest event time the task has
+    read so far (:data:`EVENT_TIME`; the smallest timestamp before any)."""
+
+    def __init__(
+        self,
+        files: JsonStreamReader,
+        columns: list[tuple[str, str, tuple[int, ...]]],
+        phase: LocalPhase,
+        event_time: int,
+    ) -> None:
+        self.files = files
+        self.columns = columns
+        self.phase = phase
+        self.event_time = event_time
+
+    def initialOffset(self) -> dict[str, Any]:
+        return self.files.initialOffset()
+
+    def getDefaultReadLimit(self) -> ReadLimit:
+        return self.files.getDefaultReadLimit()
+
+    def prepareForTriggerAvailableNow(self) -> None:
+        self.files.prepareForTriggerAvailableNow()
+
+    def latestOffset(self, start: dict[str, Any], limit: ReadLimit) -> dict[str, Any]:
+        return self.files.latestOffset(start, limit)
+
+    def partitions(self, start: dict[str, Any], end: dict[str, Any]) -> Sequence[InputPartition]:
+        return self.files.partitions(start, end)
+
+    def commit(self, end: dict[str, Any]) -> None:
+        self.files.commit(end)
+
+    def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
+        latest = [_NO_TIME]
+
+        def inputs() -> Iterator[pa.RecordBatch]:
+            for batch in _input_columns(self.files.read(partition), self.columns):
+                top = pc.max(batch.column(self.event_time).cast(pa.int64())).as_py()
+                if top is not None and top > latest[0]:
+                    latest[0] = top
+                yield batch
+
+        for out in self.phase(inputs()):
+            times = pa.array(np.full(out.num_rows, latest[0]), pa.int64()).cast(_TIMESTAMP)
+            yield out.append_column(EVENT_TIME, times)
+
+
+_TIMESTAMP = pa.timestamp("us", tz="UTC")
+#: The event time of a task's rows before it has read a timed one: the smallest, so that the
+#: watermark (their largest) is left as the input's rows make it.
+_NO_TIME = np.iinfo(np.int64).min

@@ -1,13 +1,14 @@
-"""Where an operator's input columns come from: a batch ``sliceflow.json`` read, through column
-references only, or not (then the operator reads its input as any DataFrame).
+"""Where an operator's input columns come from: a ``sliceflow.json`` read (batch or stream),
+through column references only, or not (then the operator reads its input as any DataFrame).
 
 :func:`json_source_read` walks the analyzed plan of the DataFrame an operator is about to hand
 to Python (its input columns, selected): every node between it and the scan must be a
 projection (``select``, ``withColumn``, ``withColumnRenamed``, ``alias``, a temporary view)
 whose expressions are column references, nested field references (``F.col("repo.name")``,
 ``GetStructField``), aliases, or casts that change nothing (``F.col("ts").cast("timestamp")``
-on a TIMESTAMP); the scan must be the batch ``sliceflow.json`` source. Anything else (a filter,
-a join, a UDF, an expression, a cast that converts, a stream, ``_metadata``) gives ``None``.
+on a TIMESTAMP), and on a stream one ``withWatermark``; the scan must be the ``sliceflow.json``
+source, read as a batch or as a stream. Anything else (a filter, a join, a UDF, an expression, a
+cast that converts, ``_metadata``) gives ``None``.
 
 Invariant: each :class:`SourceColumn` names the field the column's values are, unchanged
 (a nested field's null where its parent struct is null, as ``GetStructField`` gives), so a
@@ -32,6 +33,10 @@ __all__ = ["SourceColumn", "SourceRead", "json_source_read"]
 _EXPR = "org.apache.spark.sql.catalyst.expressions."
 _PLAN = "org.apache.spark.sql.catalyst.plans.logical."
 _RELATION = "org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation"
+#: A stream's scan before the query starts (``spark.readStream...load()``).
+_STREAM_RELATION = "org.apache.spark.sql.catalyst.streaming.StreamingRelationV2"
+#: ``withWatermark``: passes its child's columns through (a stream's only, and only one).
+_WATERMARK = _PLAN + "EventTimeWatermark"
 #: Nodes that pass their child's columns through unchanged (a temporary view's name).
 _PASS_THROUGH = (_PLAN + "SubqueryAlias", _PLAN + "View")
 
@@ -58,6 +63,8 @@ class SourceRead:
     schema: StructType
     #: The operator's input columns, in order.
     columns: tuple[SourceColumn, ...]
+    #: A ``readStream`` read (a stream of micro-batches), not a batch one.
+    streaming: bool = False
 
     def required(self) -> StructType:
         """The part of :attr:`schema` the columns read: the fields they name, in the schema's
@@ -97,15 +104,16 @@ def _prune(field: StructField, paths: list[tuple[int, ...]]) -> StructField:
 def json_source_read(df: DataFrame) -> SourceRead | None:
     """The ``sliceflow.json`` read whose fields ``df``'s columns are (module doc), or None."""
     jdf = getattr(df, "_jdf", None)
-    if jdf is None or df.isStreaming:  # Spark Connect: no plan on the client
+    if jdf is None:  # Spark Connect: no plan on the client
         return None
     try:
         plan = jdf.queryExecution().analyzed()
         nodes = json.loads(plan.toJSON())
     except Exception:  # a plan toJSON cannot show is not one of ours
         return None
-    chain = _chain(nodes)
-    if chain is None or chain[-1]["class"] != _RELATION:
+    streaming = df.isStreaming
+    chain = _chain(nodes, streaming)
+    if chain is None or chain[-1]["class"] != (_STREAM_RELATION if streaming else _RELATION):
         return None
     relation = plan
     while relation.children().size() > 0:
@@ -113,7 +121,7 @@ def json_source_read(df: DataFrame) -> SourceRead | None:
     table = relation.table()
     if table.getClass().getSimpleName() != "PythonTable" or table.name() != "sliceflow.json":
         return None
-    options = relation.options().asCaseSensitiveMap()
+    options = (relation.extraOptions() if streaming else relation.options()).asCaseSensitiveMap()
     read_options = {str(k): str(options.get(k)) for k in options.keySet().toArray()}
     attributes = [_tree(e)[0] for e in _expressions(chain[-1]["output"])]
     schema = StructType(
@@ -129,7 +137,7 @@ def json_source_read(df: DataFrame) -> SourceRead | None:
         a["exprId"]["id"]: (a["name"], ()) for a in attributes
     }
     for node in reversed(chain[:-1]):
-        if node["class"] in _PASS_THROUGH:
+        if node["class"] in _PASS_THROUGH or node["class"] == _WATERMARK:
             continue
         level: dict[int, tuple[str, tuple[int, ...]]] = {}
         for expr in _expressions(node["projectList"]):
@@ -156,16 +164,22 @@ def json_source_read(df: DataFrame) -> SourceRead | None:
         columns.append(SourceColumn(column["name"], ref[0], ref[1]))
     if [c.name for c in columns] != list(df.columns):
         return None
-    return SourceRead(read_options, schema, tuple(columns))
+    return SourceRead(read_options, schema, tuple(columns), streaming)
 
 
-def _chain(nodes: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
-    """The plan's nodes top to bottom if each has one child but the last, else None."""
+def _chain(nodes: list[dict[str, Any]], streaming: bool) -> list[dict[str, Any]] | None:
+    """The plan's nodes top to bottom if each has one child but the last and each is a
+    projection, a pass-through or (a stream's one) watermark, else None."""
+    watermarks = 0
     for node in nodes[:-1]:
         if node.get("num-children") != 1:
             return None
-        if node["class"] != _PLAN + "Project" and node["class"] not in _PASS_THROUGH:
+        if node["class"] == _WATERMARK and streaming:
+            watermarks += 1
+        elif node["class"] != _PLAN + "Project" and node["class"] not in _PASS_THROUGH:
             return None
+    if watermarks > 1:
+        return None
     return nodes if nodes and nodes[-1].get("num-children") == 0 else None
 
 

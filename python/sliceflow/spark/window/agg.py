@@ -156,6 +156,8 @@ def window_agg(
                 emit=emit,
                 buckets=n_buckets,
                 task=task,
+                time_col=column_name(spec.time_col, "time column"),
+                fusion=call.settings.fusion,
                 emit_step=step,
             )
 

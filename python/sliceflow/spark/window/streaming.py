@@ -3,9 +3,12 @@ watermark.
 
 ::
 
-    stream.select(__bucket = pmod(hash(keys), buckets), keys, time, args)
-      ─ mapInArrow: the rows of each bucket as one Arrow IPC message (+ an empty one per bucket),
-                    under the bucket's label (bucket_labels: spread evenly over the partitions)
+    stream.select(keys, time, args)
+      ─ mapInArrow (over a sliceflow.json stream: inside its read, the fused scan): each
+                    row's bucket pmod(hash(keys), buckets) (Spark's hash, computed where the
+                    rows are: sliceflow._runtime.spark_hash), the rows of each bucket as one
+                    Arrow IPC message (+ an empty one per bucket), under the bucket's label
+                    (bucket_labels: spread evenly over the partitions)
       ─ groupBy(__bucket).transformWithStateInPandas(WindowBucketProcessor, EventTime)
           per bucket and micro-batch: load the carried partial rows, fold the new rows into
           (key, slice) partials (late rows left out), merge, fire the windows whose end the
@@ -37,10 +40,11 @@ from pyspark.sql import types as T
 from sliceflow._runtime.spark_types import spark_struct
 from sliceflow.spark._runtime.bucket_labels import bucket_labels
 from sliceflow.spark._runtime.bucket_processor import BucketCall, BucketProcessor, process_buckets
-from sliceflow.spark._runtime.bucket_rows import PACKED_SCHEMA, pack_rows
+from sliceflow.spark._runtime.bucket_rows import PACKED_SCHEMA, pack_keyed_rows
 from sliceflow.spark._runtime.columns import quote
 from sliceflow.spark._runtime.emit_steps import EmitStep
 from sliceflow.spark._runtime.tasks import TaskContext
+from sliceflow.spark.json.fused_scan import local_phase_frame
 from sliceflow.window.plan import WindowPlan
 from sliceflow.window.plan import identity as window_identity
 from sliceflow.window.state import (
@@ -127,20 +131,24 @@ def streaming(
     emit: str,
     buckets: int,
     task: TaskContext,
+    time_col: str,
+    fusion: bool,
     emit_step: EmitStep | None = None,
 ) -> DataFrame:
-    """The streaming plan of ``window_agg`` (``df`` is checked and planned already); with
-    ``emit_step``, each bucket call's fired windows go through it (``window_outputs``)."""
-    bucket = F.pmod(F.hash(*[F.col(quote(k)) for k in by]), F.lit(buckets)) if by else F.lit(0)
-    columns = [F.col(quote(name)) for name in wp.input_schema.names]
-    selected = df.select(bucket.cast("int").alias("__bucket"), *columns)
-
+    """The streaming plan of ``window_agg`` (``df`` is checked and planned already; its
+    watermark is on ``time_col``); with ``emit_step``, each bucket call's fired windows go
+    through it (``window_outputs``); with ``fusion``, over a ``sliceflow.json`` stream, the
+    packing step runs inside the stream's read (the fused scan)."""
     labels = bucket_labels(buckets)
+    keys = list(by)
 
     def pack_fn(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        return pack_rows(batches, labels, wp.input_schema, wake_all=True)
+        return pack_keyed_rows(batches, keys, labels, wp.input_schema, wake_all=True)
 
     pack_fn.__name__ = "window_agg_pack"
-    packed = selected.mapInArrow(pack_fn, spark_struct(PACKED_SCHEMA))
+    selected = df.select(*[F.col(quote(name)) for name in wp.input_schema.names])
+    packed = local_phase_frame(
+        selected, pack_fn, spark_struct(PACKED_SCHEMA), "window_agg", fusion, event_time=time_col
+    )
     processor = WindowBucketProcessor(wp, emit, buckets, task, emit_step)
     return process_buckets(packed, processor, output)

@@ -1,0 +1,117 @@
+"""The fused scan on a stream: a streaming window_agg over ``readStream.format("sliceflow.json")``
+(with its watermark) packs its rows into buckets inside the stream's read. Each micro-batch's
+rows equal the unfused plan's (``spark.sliceflow.fusion.enabled=false``) and Spark's own
+append-mode window aggregation; a checkpoint written unfused restarts fused, and the other way
+round; anything but column references and the watermark falls back."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+
+import pytest
+from pyspark.sql import functions as F
+from support.spark_helpers import spark_conf
+
+from sliceflow import window as W
+from sliceflow.spark import window_agg
+from sliceflow.spark._runtime.session_settings import FUSION_CONF
+from sliceflow.spark.json.fused_scan import FUSED_SOURCE_PREFIX
+from sliceflow.testing import BID_DDL, write_bids
+from sliceflow.testing.spark import run_to_end, window_bounds
+
+pytestmark = pytest.mark.spark
+
+HOP = W.hop("dateTime", size="1 hour", slide="10 minutes")
+AGGS = [W.count().alias("n"), W.sum("price").alias("s"), W.max("price").alias("m")]
+DELAY = "10 minutes"
+
+
+def fused(df) -> bool:
+    return FUSED_SOURCE_PREFIX in df._jdf.queryExecution().analyzed().toString()
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory) -> list[str]:
+    """Four NDJSON files of bids in event-time order (25 minutes of event time each), their
+    modification times in that order (the stream reads the oldest first)."""
+    folder = str(tmp_path_factory.mktemp("bids-all"))
+    paths = sorted(write_bids(folder, 12_000, files=4, events_per_second=2))
+    base = time.time() - 1000
+    for i, path in enumerate(paths):
+        os.utime(path, (base + i, base + i))
+    return paths
+
+
+def stage(files: list[str], folder: str, n: int) -> str:
+    """The first ``n`` files in ``folder`` (copies that keep their modification times)."""
+    os.makedirs(folder, exist_ok=True)
+    for path in files[:n]:
+        shutil.copy2(path, folder)
+    return folder
+
+
+def stream(spark, folder: str, *, spark_reader: bool = False):
+    reader = spark.readStream.schema(BID_DDL).option("maxFilesPerTrigger", 1)
+    df = reader.json(folder) if spark_reader else reader.format("sliceflow.json").load(folder)
+    return df.withWatermark("dateTime", DELAY)
+
+
+def ours(df):
+    return window_agg(df, HOP, ["auction"], AGGS, buckets=3)
+
+
+def sparks(df):
+    return (
+        df.groupBy(F.window("dateTime", "1 hour", "10 minutes").alias("w"), "auction")
+        .agg(F.count("*").alias("n"), F.sum("price").alias("s"), F.max("price").alias("m"))
+        .select(*window_bounds(), "auction", "n", "s", "m")
+    )
+
+
+def batches(df, checkpoint: str) -> dict[int, list[tuple]]:
+    """Each micro-batch's rows, sorted."""
+    got: dict[int, list[tuple]] = {}
+
+    def keep(batch_df, batch_id: int) -> None:
+        got[batch_id] = sorted(tuple(r) for r in batch_df.collect())
+
+    run_to_end(df, checkpoint, keep)
+    return got
+
+
+def test_streaming_window_agg_is_fused_and_equals_unfused_and_spark(spark, files, tmp_path):
+    folder = stage(files, str(tmp_path / "in"), 4)
+    out = ours(stream(spark, folder))
+    assert fused(out)
+    with spark_conf(spark, FUSION_CONF, "false"):
+        plain = ours(stream(spark, folder))
+    assert not fused(plain)
+    got = batches(out, str(tmp_path / "ck-fused"))
+    assert len(got) >= 4 and sum(map(len, got.values())) > 0
+    assert got == batches(plain, str(tmp_path / "ck-plain"))
+    assert got == batches(sparks(stream(spark, folder, spark_reader=True)), str(tmp_path / "ck-s"))
+
+
+@pytest.mark.parametrize("first", ["unfused", "fused"])
+def test_a_checkpoint_restarts_with_fusion_switched(spark, files, tmp_path, first):
+    folder = str(tmp_path / "in")
+    checkpoint = str(tmp_path / "ck")
+    got: dict[int, list[tuple]] = {}
+    for run, switch in enumerate((first == "unfused", first == "fused")):
+        stage(files, folder, 2 + 2 * run)  # two files, then all four
+        with spark_conf(spark, FUSION_CONF, "false" if switch else "true"):
+            df = ours(stream(spark, folder))
+        assert fused(df) != switch
+        got.update(batches(df, checkpoint))
+    reference = batches(sparks(stream(spark, folder, spark_reader=True)), str(tmp_path / "ck-s"))
+    assert sorted(r for rows in got.values() for r in rows) == sorted(
+        r for rows in reference.values() for r in rows
+    )
+
+
+def test_a_filter_before_the_operator_falls_back(spark, files, tmp_path):
+    folder = stage(files, str(tmp_path / "in"), 2)
+    df = stream(spark, folder).where(F.col("price") > 100)
+    assert not fused(ours(df))
