@@ -7,9 +7,10 @@
 // Each forged tree is validated as the JSON decoder's documents and as a kernel batch, with
 // the buffer sizes known (as the Python layer passes them). What validation accepts is then
 // read in full: through StringArrayView and the JSON decoder for string arrays, through
-// ColumnView (what the window and changelog kernels read) for every node, every row. The
-// sanitizers must stay silent: anything the validator lets through is safe to read.
-// Built by scripts/sanitize.sh with clang -fsanitize=fuzzer,address,undefined.
+// ColumnView (what the window and changelog kernels read) for every node, every row, and
+// hashed as Spark's hash() does (cpp/hash). The sanitizers must stay silent: anything the validator
+// lets through is safe to read. Built by scripts/sanitize.sh with clang
+// -fsanitize=fuzzer,address,undefined.
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -23,6 +24,7 @@
 #include "arrow/input.h"
 #include "arrow/type.h"
 #include "arrow/validate.h"
+#include "hash/spark_hash.h"
 #include "json/decoder.h"
 
 namespace {
@@ -253,6 +255,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     sa::validate_array(root->schema, root->array, top, "batch", sizes);
     const sa::ColumnView view(root->schema, root->array);
     read_rows(view, 0, view.length());
+    // Spark's hash() of the rows (cpp/hash), the bucket of a streaming operator's packing step.
+    if (view.length() <= (int64_t{1} << 20)) {
+      std::vector<int32_t> hashes(static_cast<size_t>(view.length()));
+      const std::vector<const sa::ColumnView*> columns = {&view};
+      sliceflow::hash::spark_hash(columns, view.length(), hashes.data());
+    }
   } catch (const std::invalid_argument&) {
   }
   return 0;

@@ -5,8 +5,8 @@
 # (batch and streaming steps), the changelog kernel, the deduplicate kernel, the Top-N ranker
 # (from its Arrow batch), Arrow input validation (forged C Data Interface structs) and the
 # state format (forged or damaged state values); the date/time and JSON option programs; then
-# the decoder's, schema inference's, the window, changelog, deduplicate and Top-N kernels'
-# Python tests against the sanitized extension.
+# the decoder's, schema inference's, the window, changelog, deduplicate and Top-N kernels' and
+# Spark's hash()'s Python tests against the sanitized extension.
 #
 # Fuzzing budget: FUZZ_SECONDS is the total over all the fuzzers (default 240), split evenly
 # between them (at least 1 s each) and run in two lanes side by side (120 s of wall time by
@@ -114,4 +114,5 @@ root=$PWD
   "$root/tests/window/test_window_stream_steps.py" "$root/tests/changelog/test_changelog_kernel.py" \
   "$root/tests/dedup/test_dedup_kernel.py" "$root/tests/topn/test_topn_kernel.py" \
   "$root/tests/runtime/test_untrusted_input.py" \
-  "$root/tests/json/test_json_infer.py" "$root/tests/json/test_json_infer_batches.py")
+  "$root/tests/json/test_json_infer.py" "$root/tests/json/test_json_infer_batches.py" \
+  "$root/tests/runtime/test_spark_hash.py")
