@@ -200,21 +200,6 @@ def test_failfast_names_the_file_and_line_through_the_fused_scan(spark, tmp_path
     assert "FAILED_READ_FILE" in text and "part-0.json" in text and "line 3" in text, text
 
 
-def test_streams_of_other_operators_are_not_fused(spark, bids, tmp_path):
-    # Only a streaming window_agg fuses into a stream (test_spark_json_fused_stream.py); the
-    # other operators' streaming plans keep reading the stream's rows.
-    from sliceflow.spark import changelog_agg
-
-    stream = spark.readStream.format("sliceflow.json").schema(BID_DDL).load(bids)
-    with spark_conf(
-        spark,
-        "spark.sql.streaming.stateStore.providerClass",
-        "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider",
-    ):
-        out = changelog_agg(stream, ["auction"], [W.count().alias("n")])
-    assert out.isStreaming and not fused(out)
-
-
 def test_changelog_agg_and_topn_over_the_source_are_fused(spark, bids):
     from sliceflow.spark import changelog_agg, topn
 

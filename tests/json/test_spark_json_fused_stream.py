@@ -1,8 +1,9 @@
 """The fused scan on a stream: a streaming window_agg over ``readStream.format("sliceflow.json")``
-(with its watermark) packs its rows into buckets inside the stream's read. Each micro-batch's
+(with its watermark) packs its rows into buckets inside the stream's read, and so does a
+streaming changelog_agg (its encoder) over a stream without a watermark. Each micro-batch's
 rows equal the unfused plan's (``spark.sliceflow.fusion.enabled=false``) and Spark's own
-append-mode window aggregation; a checkpoint written unfused restarts fused, and the other way
-round; anything but column references and the watermark falls back."""
+answer; a checkpoint written unfused restarts fused, and the other way round; anything but
+column references (and, for window_agg, the watermark on its time column) falls back."""
 
 from __future__ import annotations
 
@@ -115,3 +116,42 @@ def test_a_filter_before_the_operator_falls_back(spark, files, tmp_path):
     folder = stage(files, str(tmp_path / "in"), 2)
     df = stream(spark, folder).where(F.col("price") > 100)
     assert not fused(ours(df))
+
+
+def test_streaming_changelog_agg_is_fused_and_equals_unfused_and_spark(spark, files, tmp_path):
+    from sliceflow.spark import changelog_agg
+
+    folder = stage(files, str(tmp_path / "in"), 4)
+
+    def build():
+        src = spark.readStream.schema(BID_DDL).option("maxFilesPerTrigger", 1)
+        df = src.format("sliceflow.json").load(folder)
+        return changelog_agg(df, ["auction"], [W.count().alias("n"), W.sum("price").alias("s")])
+
+    out = build()
+    assert fused(out)
+    with spark_conf(spark, FUSION_CONF, "false"):
+        plain = build()
+    assert not fused(plain)
+    got = batches(out, str(tmp_path / "ck-fused"))
+    assert len(got) >= 4
+    assert got == batches(plain, str(tmp_path / "ck-plain"))
+    final: dict[int, tuple] = {}
+    for batch_id in sorted(got):
+        for op, auction, n, s in got[batch_id]:
+            if op in ("+I", "+U"):
+                final[auction] = (auction, n, s)
+            elif op == "-D":
+                del final[auction]
+    theirs = spark.read.schema(BID_DDL).json(folder).groupBy("auction")
+    expected = theirs.agg(F.count("*"), F.sum("price")).collect()
+    assert sorted(final.values()) == sorted(tuple(r) for r in expected)
+
+
+def test_a_watermarked_stream_into_changelog_agg_is_not_fused(spark, files, tmp_path):
+    # changelog_agg's rows carry no event time: fused, the watermark would be lost.
+    from sliceflow.spark import changelog_agg
+
+    folder = stage(files, str(tmp_path / "in"), 1)
+    out = changelog_agg(stream(spark, folder), ["auction"], [W.count().alias("n")])
+    assert out.isStreaming and not fused(out)

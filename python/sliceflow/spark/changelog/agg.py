@@ -128,7 +128,14 @@ def changelog_agg(
 
         encode_packed_fn.__name__ = "changelog_agg_encode"
         call.require_state_store()
-        packed = selected.mapInArrow(encode_packed_fn, spark_struct(PACKED_SCHEMA))
+        packed = local_phase_frame(
+            selected,
+            encode_packed_fn,
+            spark_struct(PACKED_SCHEMA),
+            "changelog_agg",
+            call.settings.fusion,
+            streams=True,
+        )
         return streaming(cp, packed, output_struct, task)
     deltas = local_phase_frame(
         selected, encode_fn, spark_struct(cp.delta_schema), "changelog_agg", call.settings.fusion

@@ -67,15 +67,20 @@ def local_phase_frame(
     operator: str,
     fusion: bool,
     *,
+    streams: bool = False,
     event_time: str | None = None,
 ) -> DataFrame:
     """``selected.mapInArrow(phase, output)``, fused into the scan when ``fusion`` is on and
     ``selected`` is a ``sliceflow.json`` read through column references (module doc): a batch
-    read, or a stream when ``event_time`` names the input column its watermark is defined on.
+    read, or, when ``streams`` (the phase keeps nothing across micro-batches), a stream. A
+    stream with a watermark is fused only when ``event_time`` names the input column the
+    watermark is on (the fused rows then carry it); otherwise the watermark would be lost.
 
     ``selected`` holds exactly the local phase's input columns, in order."""
     read = json_source_read(selected) if fusion else None
-    if read is None or (read.streaming and event_time is None):
+    if read is None or (
+        read.streaming and (not streams or (read.watermarked and event_time is None))
+    ):
         return selected.mapInArrow(phase, output)
     return _fused_read(selected, read, phase, output, operator, event_time)
 
@@ -97,7 +102,7 @@ def _fused_read(
         "columns": [(c.name, c.field, read.pruned_path(c)) for c in read.columns],
         "phase": staticmethod(phase),
         "output": output,
-        "event_time": names.index(event_time) if read.streaming and event_time else None,
+        "event_time": names.index(event_time) if read.watermarked and event_time else None,
     }
     dumps = cast(Callable[[Any], bytes], cloudpickle.dumps)
     digest = hashlib.sha256(
@@ -112,9 +117,12 @@ def _fused_read(
     if not read.streaming:
         reader = spark.read.format(attributes["fused_name"]).schema(output)
         return reader.options(**read.options).load()
-    # A stream: each output row also carries the largest event time its task has read so far,
-    # under the same watermark delay as the input's, so the watermark (the largest event time
-    # less the delay) is the unfused plan's; the column is dropped after the watermark.
+    if attributes["event_time"] is None:
+        stream = spark.readStream.format(attributes["fused_name"]).schema(output)
+        return stream.options(**read.options).load()
+    # A watermarked stream: each output row also carries the largest event time its task has
+    # read so far, under the same watermark delay as the input's, so the watermark (the
+    # largest event time less the delay) is the unfused plan's; the column is dropped after.
     assert event_time is not None
     delay_ms = int(selected.schema[event_time].metadata["spark.watermarkDelayMs"])
     stream = spark.readStream.format(attributes["fused_name"]).schema(_with_event_time(output))
@@ -140,7 +148,8 @@ class _FusedJsonSource(JsonDataSource):
     columns: list[tuple[str, str, tuple[int, ...]]]
     phase: LocalPhase
     output: StructType
-    #: A stream's: the index of the input column whose largest value each row carries.
+    #: A watermarked stream's: the index of the input column whose largest value each row
+    #: carries (None: no such column).
     event_time: int | None
 
     @classmethod
@@ -176,7 +185,6 @@ class _FusedJsonSource(JsonDataSource):
         except Exception as exc:  # raised by the stream's first call (see FailedStream)
             return FailedStream(exc)
         files = JsonStreamReader(stream, decoder, FileSplit, self.session_defaults)
-        assert self.event_time is not None
         return FusedStreamReader(files, self.columns, type(self).phase, self.event_time)
 
 
@@ -222,15 +230,15 @@ def _input_columns(
 class FusedStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
     """The ``sliceflow.json`` stream's micro-batches (its offsets, listing, splits and commits
     unchanged, so a checkpoint restarts fused or not); a split's decoded fields go through the
-    operator's local phase, and each output row carries the largest event time the task has
-    read so far (:data:`EVENT_TIME`; the smallest timestamp before any)."""
+    operator's local phase; with ``event_time``, each output row carries the largest event
+    time the task has read so far (:data:`EVENT_TIME`; the smallest timestamp before any)."""
 
     def __init__(
         self,
         files: JsonStreamReader,
         columns: list[tuple[str, str, tuple[int, ...]]],
         phase: LocalPhase,
-        event_time: int,
+        event_time: int | None,
     ) -> None:
         self.files = files
         self.columns = columns
@@ -256,11 +264,16 @@ class FusedStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         self.files.commit(end)
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
+        if self.event_time is None:
+            return self.phase(_input_columns(self.files.read(partition), self.columns))
+        return self._read_timed(partition, self.event_time)
+
+    def _read_timed(self, partition: InputPartition, event_time: int) -> Iterator[pa.RecordBatch]:
         latest = [_NO_TIME]
 
         def inputs() -> Iterator[pa.RecordBatch]:
             for batch in _input_columns(self.files.read(partition), self.columns):
-                top = pc.max(batch.column(self.event_time).cast(pa.int64())).as_py()
+                top = pc.max(batch.column(event_time).cast(pa.int64())).as_py()
                 if top is not None and top > latest[0]:
                     latest[0] = top
                 yield batch

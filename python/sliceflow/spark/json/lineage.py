@@ -65,6 +65,8 @@ class SourceRead:
     columns: tuple[SourceColumn, ...]
     #: A ``readStream`` read (a stream of micro-batches), not a batch one.
     streaming: bool = False
+    #: A stream's: whether a ``withWatermark`` sits between the scan and the operator.
+    watermarked: bool = False
 
     def required(self) -> StructType:
         """The part of :attr:`schema` the columns read: the fields they name, in the schema's
@@ -164,7 +166,8 @@ def json_source_read(df: DataFrame) -> SourceRead | None:
         columns.append(SourceColumn(column["name"], ref[0], ref[1]))
     if [c.name for c in columns] != list(df.columns):
         return None
-    return SourceRead(read_options, schema, tuple(columns), streaming)
+    watermarked = any(node["class"] == _WATERMARK for node in chain)
+    return SourceRead(read_options, schema, tuple(columns), streaming, watermarked)
 
 
 def _chain(nodes: list[dict[str, Any]], streaming: bool) -> list[dict[str, Any]] | None:

@@ -148,7 +148,13 @@ def streaming(
     pack_fn.__name__ = "window_agg_pack"
     selected = df.select(*[F.col(quote(name)) for name in wp.input_schema.names])
     packed = local_phase_frame(
-        selected, pack_fn, spark_struct(PACKED_SCHEMA), "window_agg", fusion, event_time=time_col
+        selected,
+        pack_fn,
+        spark_struct(PACKED_SCHEMA),
+        "window_agg",
+        fusion,
+        streams=True,
+        event_time=time_col,
     )
     processor = WindowBucketProcessor(wp, emit, buckets, task, emit_step)
     return process_buckets(packed, processor, output)
