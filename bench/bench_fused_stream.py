@@ -8,10 +8,11 @@ with its own checkpoint and a watermark of 10 minutes on ``dateTime``:
 * ``Spark``: ``spark.readStream.schema(BID_DDL).json(folder)`` + ``groupBy(window(dateTime,
   1 h, 1 min), auction).agg(count, sum(price), max(price))``, append mode;
 * ``sliceflow, unfused``: ``readStream.format("sliceflow.json")`` + ``window_agg`` (the same
-  hop and aggregates) with ``spark.sliceflow.fusion.enabled=false``: the source's rows go into
+  hop and aggregates) with fusion off (the default for streams): the source's rows go into
   the JVM and out again to the packing step in ``mapInArrow``;
-* ``sliceflow, fused``: the same code with fusion on (the default): the packing step runs in
-  the stream's read task, only the packed rows enter the JVM;
+* ``sliceflow, fused``: the same code with ``spark.sliceflow.fusion.streams.enabled=true``
+  (streams are not fused by default): the packing step runs in the stream's read task, only
+  the packed rows enter the JVM;
 * ``sliceflow.json stream alone (floor)``: the stream source into the noop sink.
 
 Rounds are interleaved (each query once per round). The figure is the median
@@ -44,8 +45,8 @@ from spark_runs import (  # noqa: E402
 )
 
 SPARK = "Spark: readStream.json + window()"
-UNFUSED = "sliceflow, unfused (fusion.enabled=false)"
-FUSED = "sliceflow, fused"
+UNFUSED = "sliceflow, unfused (the default for streams)"
+FUSED = "sliceflow, fused (fusion.streams.enabled=true)"
 FLOOR = "sliceflow.json stream alone, noop (floor)"
 QUERIES = (SPARK, UNFUSED, FUSED, FLOOR)
 TARGET = 3.0  # the fused micro-batch against Spark's
@@ -77,7 +78,7 @@ def main(argv: list[str] | None = None) -> None:
 
     from sliceflow import window as W
     from sliceflow.spark import window_agg
-    from sliceflow.spark._runtime.session_settings import FUSION_CONF
+    from sliceflow.spark._runtime.session_settings import FUSION_CONF, STREAM_FUSION_CONF
     from sliceflow.testing import BID_DDL
 
     root = args.data_dir or tempfile.mkdtemp(prefix="sliceflow-bench-fused-stream-")
@@ -108,10 +109,12 @@ def main(argv: list[str] | None = None) -> None:
                 .load(folder)
             )
         spark.conf.set(FUSION_CONF, "true" if query == FUSED else "false")
+        spark.conf.set(STREAM_FUSION_CONF, "true" if query == FUSED else "false")
         try:
             return window_agg(source(False), hop, ["auction"], aggs)
         finally:
             spark.conf.unset(FUSION_CONF)
+            spark.conf.unset(STREAM_FUSION_CONF)
 
     times: dict[str, list[float]] = {q: [] for q in QUERIES}
     try:

@@ -1,4 +1,5 @@
-"""The fused scan on a stream: a streaming window_agg over ``readStream.format("sliceflow.json")``
+"""The fused scan on a stream (``spark.sliceflow.fusion.streams.enabled=true``; off by default):
+a streaming window_agg over ``readStream.format("sliceflow.json")``
 (with its watermark) packs its rows into buckets inside the stream's read, and so does a
 streaming changelog_agg (its encoder) over a stream without a watermark. Each micro-batch's
 rows equal the unfused plan's (``spark.sliceflow.fusion.enabled=false``) and Spark's own
@@ -17,12 +18,20 @@ from support.spark_helpers import spark_conf
 
 from sliceflow import window as W
 from sliceflow.spark import window_agg
-from sliceflow.spark._runtime.session_settings import FUSION_CONF
+from sliceflow.spark._runtime.session_settings import FUSION_CONF, STREAM_FUSION_CONF
 from sliceflow.spark.json.fused_scan import FUSED_SOURCE_PREFIX
 from sliceflow.testing import BID_DDL, write_bids
 from sliceflow.testing.spark import run_to_end, window_bounds
 
 pytestmark = pytest.mark.spark
+
+
+@pytest.fixture(autouse=True)
+def stream_fusion(spark):
+    """Streams are fused only with spark.sliceflow.fusion.streams.enabled=true."""
+    with spark_conf(spark, STREAM_FUSION_CONF, "true"):
+        yield
+
 
 HOP = W.hop("dateTime", size="1 hour", slide="10 minutes")
 AGGS = [W.count().alias("n"), W.sum("price").alias("s"), W.max("price").alias("m")]
@@ -155,3 +164,11 @@ def test_a_watermarked_stream_into_changelog_agg_is_not_fused(spark, files, tmp_
     folder = stage(files, str(tmp_path / "in"), 1)
     out = changelog_agg(stream(spark, folder), ["auction"], [W.count().alias("n")])
     assert out.isStreaming and not fused(out)
+
+
+def test_streams_are_not_fused_by_default(spark, files, tmp_path):
+    # Off by default: a fused stream's progress counts packed rows as numInputRows.
+    folder = stage(files, str(tmp_path / "in"), 1)
+    with spark_conf(spark, STREAM_FUSION_CONF, "false"):
+        assert not fused(ours(stream(spark, folder)))
+    assert fused(ours(stream(spark, folder)))

@@ -12,7 +12,9 @@ closure: Python workers have no session to read them from.
 * ``spark.sliceflow.memory.*`` -- the kernels' memory limits
   (:mod:`sliceflow.spark._runtime.memory_conf`);
 * ``spark.sliceflow.fusion.enabled`` -- whether an operator over the ``sliceflow.json``
-  source runs its local phase inside the source's read (the fused scan; default true).
+  source runs its local phase inside the source's read (the fused scan; default true);
+* ``spark.sliceflow.fusion.streams.enabled`` -- whether it does so over a stream too (default
+  false: a fused stream's progress counts the packed rows as its ``numInputRows``).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from pyspark.sql import SparkSession
 
 from sliceflow.spark._runtime.memory_conf import from_session
 
-__all__ = ["FUSION_CONF", "SessionSettings", "session_time_zone"]
+__all__ = ["FUSION_CONF", "STREAM_FUSION_CONF", "SessionSettings", "session_time_zone"]
 
 
 def _flag(conf: Any, name: str, default: str) -> bool:
@@ -42,6 +44,8 @@ def session_time_zone(spark: Any = None) -> str:
 
 #: Turns the fused scan off (``"false"``): operators then read the source's rows as any input.
 FUSION_CONF = "spark.sliceflow.fusion.enabled"
+#: Fuses streams too (``"true"``): their progress then counts packed rows, not input records.
+STREAM_FUSION_CONF = "spark.sliceflow.fusion.streams.enabled"
 
 
 @dataclass(frozen=True)
@@ -61,6 +65,11 @@ class SessionSettings:
     #: ``spark.sliceflow.fusion.enabled`` (default true): an operator over the
     #: ``sliceflow.json`` source runs its local phase inside the source's read.
     fusion: bool = True
+    #: ``spark.sliceflow.fusion.streams.enabled`` (default false): the fused scan on streams
+    #: too. Off by default because Spark's progress then reports the rows the fused read
+    #: hands over (a few packed rows per bucket and task) as the micro-batch's
+    #: ``numInputRows`` and input rate, not the records read.
+    stream_fusion: bool = False
 
     @classmethod
     def read(cls, spark: Any = None) -> SessionSettings:
@@ -77,4 +86,5 @@ class SessionSettings:
             time_zone=session_time_zone(spark),
             memory_limits=from_session(spark),
             fusion=_flag(conf, FUSION_CONF, "true"),
+            stream_fusion=_flag(conf, STREAM_FUSION_CONF, "false"),
         )

@@ -133,7 +133,7 @@ def changelog_agg(
             encode_packed_fn,
             spark_struct(PACKED_SCHEMA),
             "changelog_agg",
-            call.settings.fusion,
+            call.settings.fusion and call.settings.stream_fusion,
             streams=True,
         )
         return streaming(cp, packed, output_struct, task)

@@ -74,12 +74,13 @@ def local_phase_frame(
     ``selected`` is a ``sliceflow.json`` read through column references (module doc): a batch
     read, or, when ``streams`` (the phase keeps nothing across micro-batches), a stream. A
     stream with a watermark is fused only when ``event_time`` names the input column the
-    watermark is on (the fused rows then carry it); otherwise the watermark would be lost.
+    watermark is on (the fused rows then carry it; otherwise the watermark would be lost), and
+    one without only when ``event_time`` is None.
 
     ``selected`` holds exactly the local phase's input columns, in order."""
     read = json_source_read(selected) if fusion else None
     if read is None or (
-        read.streaming and (not streams or (read.watermarked and event_time is None))
+        read.streaming and (not streams or read.watermarked != (event_time is not None))
     ):
         return selected.mapInArrow(phase, output)
     return _fused_read(selected, read, phase, output, operator, event_time)

@@ -157,7 +157,7 @@ def window_agg(
                 buckets=n_buckets,
                 task=task,
                 time_col=column_name(spec.time_col, "time column"),
-                fusion=call.settings.fusion,
+                fusion=call.settings.fusion and call.settings.stream_fusion,
                 emit_step=step,
             )
 
