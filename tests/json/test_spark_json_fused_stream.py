@@ -91,7 +91,17 @@ def batches(df, checkpoint: str) -> dict[int, list[tuple]]:
     return got
 
 
-def test_streaming_window_agg_is_fused_and_equals_unfused_and_spark(spark, files, tmp_path):
+@pytest.fixture(scope="module")
+def sparks_batches(spark, files, tmp_path_factory) -> dict[int, list[tuple]]:
+    """Spark's own append-mode window over the four files, micro-batch by micro-batch."""
+    tmp = tmp_path_factory.mktemp("spark-window")
+    folder = stage(files, str(tmp / "in"), 4)
+    return batches(sparks(stream(spark, folder, spark_reader=True)), str(tmp / "ck"))
+
+
+def test_streaming_window_agg_is_fused_and_equals_unfused_and_spark(
+    spark, files, tmp_path, sparks_batches
+):
     folder = stage(files, str(tmp_path / "in"), 4)
     out = ours(stream(spark, folder))
     assert fused(out)
@@ -101,11 +111,11 @@ def test_streaming_window_agg_is_fused_and_equals_unfused_and_spark(spark, files
     got = batches(out, str(tmp_path / "ck-fused"))
     assert len(got) >= 4 and sum(map(len, got.values())) > 0
     assert got == batches(plain, str(tmp_path / "ck-plain"))
-    assert got == batches(sparks(stream(spark, folder, spark_reader=True)), str(tmp_path / "ck-s"))
+    assert got == sparks_batches
 
 
 @pytest.mark.parametrize("first", ["unfused", "fused"])
-def test_a_checkpoint_restarts_with_fusion_switched(spark, files, tmp_path, first):
+def test_a_checkpoint_restarts_with_fusion_switched(spark, files, tmp_path, first, sparks_batches):
     folder = str(tmp_path / "in")
     checkpoint = str(tmp_path / "ck")
     got: dict[int, list[tuple]] = {}
@@ -115,9 +125,8 @@ def test_a_checkpoint_restarts_with_fusion_switched(spark, files, tmp_path, firs
             df = ours(stream(spark, folder))
         assert fused(df) != switch
         got.update(batches(df, checkpoint))
-    reference = batches(sparks(stream(spark, folder, spark_reader=True)), str(tmp_path / "ck-s"))
     assert sorted(r for rows in got.values() for r in rows) == sorted(
-        r for rows in reference.values() for r in rows
+        r for rows in sparks_batches.values() for r in rows
     )
 
 

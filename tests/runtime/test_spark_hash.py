@@ -183,7 +183,7 @@ def test_every_type_equals_sparks_hash(spark, seed: int) -> None:
 
 
 @pytest.mark.spark
-@settings(max_examples=25, deadline=None)  # a Spark job per example
+@settings(max_examples=10, deadline=None)  # a Spark job per example
 @given(st.lists(st.text(max_size=9), min_size=1, max_size=30))
 def test_strings_equal_sparks_hash(spark, values: list[str]) -> None:
     from pyspark.sql import functions as F
