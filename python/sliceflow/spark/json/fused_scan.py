@@ -1,6 +1,6 @@
 """The fused scan: an operator's local phase run inside the ``sliceflow.json`` read.
 
-An operator over a batch ``sliceflow.json`` read (through column references only:
+An operator over a ``sliceflow.json`` read (through column references only:
 :mod:`sliceflow.spark.json.lineage`) does not take the source's rows into the JVM and back
 out to a Python worker for its local phase. :func:`local_phase_frame` instead makes a data
 source, ``sliceflow.json+<operator>.<digest>``, whose read task decodes only the fields the
@@ -18,6 +18,13 @@ the unfused plan would; so the operator's result is the same. One difference is 
 own: a value that does not fit its declared type in a field the operator does not read makes
 the unfused row null in PERMISSIVE mode (the source decodes every field), while the fused
 scan, like ``spark.read.json`` with a column selection, does not decode that field.
+
+A stream (``readStream.format("sliceflow.json")``, with ``spark.sliceflow.fusion.streams
+.enabled=true``) is fused the same way for a local phase that keeps nothing across
+micro-batches (a packing step, an encoder): :class:`FusedStreamReader` keeps the stream's
+offsets, listing, splits and commits, so a checkpoint restarts fused or not. A watermark
+between the scan and the operator is kept only for an operator that names its event-time
+column: each fused row carries its task's largest event time under the same delay.
 
 ``df.explain()`` shows a fused plan by its scan's name (``sliceflow.json+window_agg.…``);
 ``spark.sliceflow.fusion.enabled=false`` turns fusion off.
