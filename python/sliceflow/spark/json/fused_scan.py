@@ -19,8 +19,8 @@ own: a value that does not fit its declared type in a field the operator does no
 the unfused row null in PERMISSIVE mode (the source decodes every field), while the fused
 scan, like ``spark.read.json`` with a column selection, does not decode that field.
 
-A stream (``readStream.format("sliceflow.json")``, with ``spark.sliceflow.fusion.streams
-.enabled=true``) is fused the same way for a local phase that keeps nothing across
+A stream (``readStream.format("sliceflow.json")``) is fused the same way, with
+``spark.sliceflow.fusion.streams.enabled=true``, for a local phase that keeps nothing across
 micro-batches (a packing step, an encoder): :class:`FusedStreamReader` keeps the stream's
 offsets, listing, splits and commits, so a checkpoint restarts fused or not. A watermark
 between the scan and the operator is kept only for an operator that names its event-time
