@@ -110,22 +110,23 @@ def _runner(spec_path: str, out_path: str) -> None:  # pragma: no cover - runs u
     (about 2 s: the local cluster, the job graph, the scheduler) is paid once per batch."""
     with open(spec_path) as f:
         jobs = json.load(f)
-    batches: dict[str | None, list[int]] = {}
-    alone: list[list[int]] = []
+    batches: dict[str, list[int]] = {}
+    alone: list[int] = []
     for n, job in enumerate(jobs):
         key = _batch_key(job)
         if key is None:
-            alone.append([n])
+            alone.append(n)
         else:
             batches.setdefault(key, []).append(n)
     changelogs: list[list[list[Any]]] = [[] for _ in jobs]
     elapsed = [0.0 for _ in jobs]
-    for members in [*batches.values(), *alone]:
+    runs = [(members, True) for members in batches.values()] + [([n], False) for n in alone]
+    for members, batched in runs:
         t0 = time.time()
         env, t_env = _table_env(jobs[members[0]])
         for ddl in jobs[members[0]].get("ddl", []):
             t_env.execute_sql(ddl)
-        if len(members) == 1 and _batch_key(jobs[members[0]]) is None:
+        if not batched:
             queries = [jobs[members[0]]["sql"]]
             if "columns" in jobs[members[0]]:
                 _source(env, t_env, jobs[members[0]], "src")
