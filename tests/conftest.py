@@ -5,6 +5,8 @@
 * One SparkSession for the whole run (Spark start-up costs seconds). A test that uses it gets
   the ``spark`` marker here, so the fast tier (plain ``pytest``, which deselects ``spark``)
   cannot start Spark through a forgotten marker.
+* The ``flink`` modules' jobs start in one background Flink process as the session starts
+  (support/flink_session.py), beside the Spark tests.
 * Per-test timeouts: 120 s by default (pyproject.toml), 900 s for the tiers that start Spark,
   Flink or a cluster (and for ``slow``), unless a test sets its own.
 * Hypothesis budgets: the ``dev`` profile (few examples, for the inner loop) by default, ``ci``
@@ -71,6 +73,21 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.get_closest_marker(m) for m in LONG_TIERS
         ):
             item.add_marker(pytest.mark.timeout(LONG_TIMEOUT))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _flink_jobs_of_the_session(request: pytest.FixtureRequest, tmp_path_factory) -> None:
+    """Starts the Flink jobs of every selected ``flink`` module in one background process
+    (support/flink_session.py), as each worker starts: they run beside the Spark tests."""
+    items = request.session.items
+    modules = {getattr(i, "module", None) for i in items if i.get_closest_marker("flink")}
+    modules.discard(None)
+    if modules:
+        from support import flink_session
+
+        base = tmp_path_factory.getbasetemp()
+        shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+        flink_session.start(modules, str(shared))
 
 
 @pytest.fixture(scope="session")

@@ -36,7 +36,8 @@ from collections.abc import Sequence
 from typing import Any
 
 import pytest
-from support.flink_reference import LAST_TIMINGS, flink_available, run_flink
+from support import flink_session
+from support.flink_reference import flink_available
 
 from sliceflow import window as W
 from sliceflow.testing.changelog_reference import (
@@ -316,7 +317,7 @@ def mb(size: int | None) -> dict:
     return {"mini_batch": True} if size == 0 else {"mini_batch": True, "size": size}
 
 
-def all_jobs() -> dict[str, dict]:
+def flink_jobs() -> dict[str, dict]:
     jobs: dict[str, dict] = {}
     seed = {"columns": SEED_COLUMNS, "rows": SEED_ROWS}
     for size in (None, 0, 1, 2):
@@ -357,10 +358,7 @@ def all_jobs() -> dict[str, dict]:
 
 @pytest.fixture(scope="module")
 def flink() -> dict[str, list[tuple]]:
-    jobs = all_jobs()
-    results = run_flink(list(jobs.values()))
-    print("flink job seconds:", [round(t, 1) for t in LAST_TIMINGS])
-    return dict(zip(jobs, results, strict=True))
+    return flink_session.results(__name__, flink_jobs)
 
 
 # ------------------------------------------------------------------------------------------

@@ -22,7 +22,8 @@ from typing import Any
 
 import pyarrow as pa
 import pytest
-from support.flink_reference import flink_available, run_flink
+from support import flink_session
+from support.flink_reference import flink_available
 
 from sliceflow.dedup.plan import build_plan
 from sliceflow.dedup.step import DedupStep
@@ -115,15 +116,18 @@ CASES = [
 SEEDS = range(3)
 
 
-@pytest.fixture(scope="module")
-def flink_results() -> dict[tuple[str, int], list[tuple]]:
-    jobs, names = [], []
+def flink_jobs() -> dict[tuple[str, int], dict[str, Any]]:
+    jobs = {}
     for name, _, order, options, kind in CASES:
         for seed in SEEDS:
             rows = insert_rows(seed, 60) if kind == "insert" else changelog_rows(seed, 60)
-            jobs.append(flink_job(rows, dedup_sql(order), **options))
-            names.append((name, seed))
-    return dict(zip(names, run_flink(jobs), strict=True))
+            jobs[(name, seed)] = flink_job(rows, dedup_sql(order), **options)
+    return jobs
+
+
+@pytest.fixture(scope="module")
+def flink_results() -> dict[tuple[str, int], list[tuple]]:
+    return flink_session.results(__name__, flink_jobs)
 
 
 @pytest.mark.parametrize("seed", SEEDS)

@@ -20,7 +20,8 @@ from typing import Any
 
 import pyarrow as pa
 import pytest
-from support.flink_reference import flink_available, run_flink
+from support import flink_session
+from support.flink_reference import flink_available
 from test_dedup_flink import SCHEMA, by_key, upserted
 
 from sliceflow.dedup.plan import build_plan
@@ -84,18 +85,20 @@ CASES = [
 SEEDS = range(3)
 
 
-@pytest.fixture(scope="module")
-def flink_results() -> dict[Any, Any]:
-    jobs, names = [], []
+def flink_jobs() -> dict[Any, dict[str, Any]]:
+    jobs = {}
     for name, _, direction, options, _ in CASES:
         for seed in SEEDS:
-            jobs.append(job(rows_with_ties(seed, 70), sql(direction), **options))
-            names.append((name, seed))
+            jobs[(name, seed)] = job(rows_with_ties(seed, 70), sql(direction), **options)
     # the plan: Flink's rowtime Deduplicate, not its Rank
     for direction in ("ASC", "DESC"):
-        jobs.append(job(rows_with_ties(0, 3), "EXPLAIN PLAN FOR " + sql(direction)))
-        names.append(("plan", direction))
-    return dict(zip(names, run_flink(jobs), strict=True))
+        jobs[("plan", direction)] = job(rows_with_ties(0, 3), "EXPLAIN PLAN FOR " + sql(direction))
+    return jobs
+
+
+@pytest.fixture(scope="module")
+def flink_results() -> dict[Any, Any]:
+    return flink_session.results(__name__, flink_jobs)
 
 
 def test_flink_plans_its_rowtime_deduplicate(flink_results):

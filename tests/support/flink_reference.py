@@ -1,8 +1,9 @@
 """Apache Flink as a reference for the changelog model: runs Flink SQL jobs in a subprocess.
 
-Optional: needs ``.flink-venv`` (``scripts/flink_venv.sh``: PyFlink 2.3.0, Java 17). The
-tests call :func:`run_flink` with a list of jobs; every job of one call runs in *one* Python
-process (one JVM, ~10 s to start), and jobs with the same settings run as one Flink job (~2 s
+Optional: needs ``.flink-venv`` (``scripts/flink_venv.sh``: PyFlink 2.3.0, Java 17).
+:func:`run_flink` takes a list of jobs (the test modules' jobs reach it together, through
+support/flink_session.py); every job of one call runs in *one* Python process (one JVM, ~10 s
+to start), and jobs with the same settings run as one Flink job (~2 s
 a Flink job, whatever its branches: :func:`_runner`). A job is a dict:
 
 * ``sql``: the query (a ``SELECT``); its changelog is collected with the row kinds.
@@ -43,6 +44,8 @@ from typing import Any
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 FLINK_VENV = os.path.join(REPO, ".flink-venv")
 FLINK_PYTHON = os.path.join(FLINK_VENV, "bin", "python")
+#: This file: run by ``FLINK_PYTHON`` as the job runner.
+RUNNER = os.path.abspath(__file__)
 
 OPS = ("+I", "-U", "+U", "-D")
 
@@ -54,7 +57,8 @@ def flink_available() -> bool:
 
 def run_flink(jobs: list[dict], timeout: float = 1800) -> list[list[tuple]]:
     """Runs the jobs in one Flink process; for each, its changelog as ``(op, *values)`` tuples
-    in the order Flink emitted them (``"elapsed"`` seconds per job in :data:`LAST_TIMINGS`)."""
+    in the order Flink emitted them (the runner's output file also holds each job's share of
+    the Flink time, ``"elapsed"``)."""
     if not flink_available():
         raise RuntimeError(f"no Flink venv at {FLINK_VENV}: run scripts/flink_venv.sh")
     with tempfile.TemporaryDirectory(prefix="sliceflow-flink-") as tmp:
@@ -64,7 +68,7 @@ def run_flink(jobs: list[dict], timeout: float = 1800) -> list[list[tuple]]:
         env = dict(os.environ)
         env.pop("PYTHONPATH", None)
         proc = subprocess.run(
-            [FLINK_PYTHON, os.path.abspath(__file__), spec, out],
+            [FLINK_PYTHON, RUNNER, spec, out],
             capture_output=True,
             text=True,
             timeout=timeout,
@@ -76,11 +80,7 @@ def run_flink(jobs: list[dict], timeout: float = 1800) -> list[list[tuple]]:
             raise RuntimeError(f"the Flink jobs failed (exit {proc.returncode}):\n{tail}")
         with open(out) as f:
             result = json.load(f)
-    LAST_TIMINGS[:] = result["elapsed"]
     return [[tuple(r) for r in changes] for changes in result["changelogs"]]
-
-
-LAST_TIMINGS: list[float] = []
 
 
 # ---------------------------------------------------------------------------------------------
@@ -138,8 +138,9 @@ def _runner(spec_path: str, out_path: str) -> None:  # pragma: no cover - runs u
         for n, changes in zip(members, _collect(t_env, queries), strict=True):
             changelogs[n] = changes
             elapsed[n] = (time.time() - t0) / len(members)
-    with open(out_path, "w") as f:
+    with open(out_path + ".tmp", "w") as f:  # renamed whole: a reader never sees half of it
         json.dump({"changelogs": changelogs, "elapsed": elapsed}, f)
+    os.replace(out_path + ".tmp", out_path)
 
 
 def _table_env(job: dict) -> tuple[Any, Any]:  # pragma: no cover - runs under PyFlink

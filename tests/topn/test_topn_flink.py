@@ -19,7 +19,8 @@ from typing import Any
 
 import pyarrow as pa
 import pytest
-from support.flink_reference import flink_available, run_flink
+from support import flink_session
+from support.flink_reference import flink_available
 
 from sliceflow.testing.topn_reference import TopNModel
 from sliceflow.topn import topn
@@ -64,8 +65,7 @@ APPEND = inserts(3, 300)
 RETRACT = changelog(4, 300)
 
 
-@pytest.fixture(scope="module")
-def flink() -> dict[str, list[tuple]]:
+def flink_jobs() -> dict[str, dict[str, Any]]:
     cols = [["k", "INT"], ["v", "BIGINT"], ["id", "BIGINT"]]
     rows = [[r["op"], r["k"], r["v"], r["id"]] for r in RETRACT]
     inserted = [["+I", r["k"], r["v"], r["id"]] for r in APPEND]
@@ -75,7 +75,12 @@ def flink() -> dict[str, list[tuple]]:
         "retract/rank": {"columns": cols, "rows": rows, "sql": RANKED},
         "retract/plain": {"columns": cols, "rows": rows, "sql": UNRANKED},
     }
-    return dict(zip(jobs, run_flink(list(jobs.values())), strict=True))
+    return jobs
+
+
+@pytest.fixture(scope="module")
+def flink() -> dict[str, list[tuple]]:
+    return flink_session.results(__name__, flink_jobs)
 
 
 def ours(rows: list[dict[str, Any]], *, retract: bool, with_rank: bool, mini: bool) -> list:
