@@ -1,6 +1,8 @@
 """Every sliceflow operator on a Spark Connect session, its results written as parquet.
 
-python tests/jobs/connect_job.py DATA OUT   # DATA: NDJSON bid files; OUT: one folder per query
+    PYTHONPATH=tests python tests/jobs/connect_job.py DATA OUT
+
+DATA: NDJSON bid files; OUT: one folder per query.
 
 The Connect session is made as a user makes one, ``SparkSession.builder.remote("local[2]")``,
 which starts a local Connect server (its own SparkContext) in this process; a classic session
@@ -9,6 +11,11 @@ cannot live beside it, so tests/spark/test_spark_connect.py runs this script in 
 the server for it, so that several Connect servers can run on one machine) and compares the
 folders with :func:`run_queries` on its classic session, row for row. ``summary.json`` in OUT
 holds the session's class, the metrics objects' errors and the time each query took.
+
+Before anything registers the source, the session reads with ``format("sliceflow.json")`` as a
+fresh process does (tests/jobs/fresh_process_job.py's :func:`run`, in its time zone): pyspark
+finds the source by itself on Connect too; the reads go to ``summary.json`` as
+``"no_register"``.
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 import sliceflow.spark as sfs
+from jobs import fresh_process_job
 from sliceflow import window as W
 from sliceflow.spark._runtime.state_store import PROVIDER_CONF, ROCKSDB_PROVIDER
 from sliceflow.testing import BID_DDL
@@ -226,9 +234,15 @@ def main(data: str, out: str) -> None:
     spark = builder.getOrCreate()
     started = time.perf_counter() - start
     try:
+        tree = os.path.join(out, "no_register_tree")
+        fresh_process_job.write_tree(tree)
+        spark.conf.set("spark.sql.session.timeZone", fresh_process_job.TIME_ZONE)
+        no_register = fresh_process_job.run(spark, tree)
+        spark.conf.set("spark.sql.session.timeZone", CONF["spark.sql.session.timeZone"])
         seconds = run_queries(spark, data, out)
         summary = {
             "session": f"{type(spark).__module__}.{type(spark).__name__}",
+            "no_register": no_register,
             "start_seconds": round(started, 2),
             "seconds": seconds,
             "metrics": metrics_errors(spark),

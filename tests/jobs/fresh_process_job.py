@@ -1,12 +1,18 @@
-"""The ``sliceflow.json`` source in a fresh process that never calls ``sliceflow.spark.register``.
+"""A user's script in a fresh process: the ``sliceflow.json`` source before anything of
+sliceflow ran, then two streaming operators, with Spark's default logging.
 
-python tests/jobs/json_no_register_job.py classic|connect DATA OUT
+    python tests/jobs/fresh_process_job.py DATA OUT
 
-Starts a session (``local[2]``, or a Spark Connect one with ``builder.remote("local[2]")``) with
-the session time zone ``America/New_York``, reads DATA (written by :func:`write_tree`) with
-``format("sliceflow.json")`` and with ``spark.read.json``, and writes OUT/summary.json: for each
-check, both sides' schema and rows, so that tests/json/test_spark_json_session.py compares them.
-pyspark must find the source by itself (the ``pyspark_sliceflow`` module on the workers' path).
+1. Starts a ``local[2]`` session in the time zone ``America/New_York`` and reads DATA (written
+   by :func:`write_tree`) with ``format("sliceflow.json")`` and with ``spark.read.json``;
+   pyspark must find the source by itself (the ``pyspark_sliceflow`` module on the workers'
+   path): ``sliceflow.spark.register`` is never called, and nothing of sliceflow is imported
+   before. :func:`run` does the reads (tests/jobs/connect_job.py runs it on a Connect session).
+2. Runs a streaming ``window_agg`` and a streaming ``changelog_agg`` to the memory sink and
+   prints ``windows N`` and ``totals N``.
+
+Writes OUT/summary.json: for each read, both sides' schema and rows (:func:`check` compares
+them). tests/spark/test_fresh_process.py also reads what reached this process's stderr.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from typing import Any
 
 from pyspark.sql import DataFrame, SparkSession
 
+ROCKSDB = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
 #: The zone the session runs in: not UTC, so that a source that ignored it would differ.
 TIME_ZONE = "America/New_York"
 #: A user schema over write_tree's files (the partition column last, where Spark puts it).
@@ -81,13 +88,71 @@ def run(spark: SparkSession, data: str) -> dict[str, Any]:
     }
 
 
-def main(mode: str, data: str, out: str) -> None:
-    builder = SparkSession.builder
-    builder = builder.remote("local[2]") if mode == "connect" else builder.master("local[2]")
+def streaming_queries(spark: SparkSession, work: str) -> None:
+    """A streaming ``window_agg`` and ``changelog_agg`` over 200 rows of 5 keys, each run to
+    the end; prints each one's row count."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from sliceflow import window as W
+    from sliceflow.spark import changelog_agg, window_agg
+
+    source = os.path.join(work, "rows")
+    os.makedirs(source)
+    table = pa.table(
+        {
+            "k": pa.array([i % 5 for i in range(200)], pa.int64()),
+            "v": pa.array(range(200), pa.int64()),
+            "ts": pa.array([i * 1_000_000 for i in range(200)], pa.timestamp("us", "UTC")),
+        }
+    )
+    pq.write_table(table, os.path.join(source, "part-0.parquet"))
+    rows = spark.readStream.schema("k BIGINT, v BIGINT, ts TIMESTAMP").parquet(source)
+    windows = window_agg(
+        rows.withWatermark("ts", "10 seconds"),
+        W.tumble("ts", "1 minute"),
+        by="k",
+        aggs=[W.count().alias("n")],
+    )
+    totals = changelog_agg(rows, by="k", aggs=[W.sum("v").alias("total")])
+    for name, df, mode in (("windows", windows, "append"), ("totals", totals, "update")):
+        query = (
+            df.writeStream.outputMode(mode)
+            .format("memory")
+            .queryName(name)
+            .option("checkpointLocation", os.path.join(work, name))
+            .start()
+        )
+        query.processAllAvailable()
+        query.stop()
+        print(name, spark.table(name).count(), flush=True)
+
+
+def check(summary: dict[str, Any]) -> None:
+    """Asserts that :func:`run`'s reads gave Spark's rows and Spark's error."""
+    for name in ("inferred", "schema", "metadata"):
+        ours, theirs = summary[name]
+        assert ours == theirs, name
+        assert ours["rows"], name
+    ours, theirs = summary["missing"]
+    # Spark's first line, the class and path, is the end of sliceflow's first line (which
+    # Spark starts with PYTHON_DATA_SOURCE_ERROR); both are AnalysisExceptions.
+    assert theirs.startswith("AnalysisException: [PATH_NOT_FOUND] Path does not exist: file:/")
+    assert ours.startswith("AnalysisException: [PYTHON_DATA_SOURCE_ERROR] ")
+    assert ours.endswith(theirs.removeprefix("AnalysisException: ").split(" SQLSTATE")[0])
+
+
+def main(data: str, out: str) -> None:
+    # Spark's Python workers run this interpreter, as the README's session sets it up.
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    builder = SparkSession.builder.master("local[2]")
     for key, value in {
         "spark.ui.enabled": "false",
         "spark.ui.showConsoleProgress": "false",
         "spark.sql.session.timeZone": TIME_ZONE,
+        "spark.sql.shuffle.partitions": "2",
+        # streaming changelog_agg (transformWithStateInPandas) needs RocksDB
+        "spark.sql.streaming.stateStore.providerClass": ROCKSDB,
     }.items():
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
@@ -97,9 +162,10 @@ def main(mode: str, data: str, out: str) -> None:
         summary["session"] = f"{type(spark).__module__}.{type(spark).__name__}"
         with open(os.path.join(out, "summary.json"), "w", encoding="utf-8") as f:
             json.dump(summary, f, indent=1)
+        streaming_queries(spark, out)
     finally:
         spark.stop()
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2], sys.argv[3])
+    main(sys.argv[1], sys.argv[2])

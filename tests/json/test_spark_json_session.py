@@ -1,8 +1,8 @@
 """The ``sliceflow.json`` source without ``sliceflow.spark.register``, against Spark's JSON source.
 
-* pyspark finds the source by itself (``pyspark_sliceflow``): in a fresh process, classic and
-  Spark Connect (tests/jobs/json_no_register_job.py), and in a session of this process that
-  ``register`` never saw (``spark.newSession()``), whose settings the read tasks follow.
+* pyspark finds the source by itself (``pyspark_sliceflow``) in a session of this process that
+  ``register`` never saw (``spark.newSession()``), whose settings the read tasks follow (in a
+  fresh process: tests/spark/test_fresh_process.py; on Connect: test_spark_connect.py).
 * ``includeMetadata`` gives Spark's ``_metadata`` values; ``input_file_name()`` stays empty.
 * A stream without a schema is refused as Spark refuses it, unless
   ``spark.sql.streaming.schemaInference`` was true when ``register`` ran.
@@ -13,12 +13,9 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 
 import pytest
-from jobs.json_no_register_job import SCHEMA, TIME_ZONE, write_tree
+from jobs.fresh_process_job import SCHEMA, TIME_ZONE, write_tree
 from pyspark.errors import (
     AnalysisException,
     IllegalArgumentException,
@@ -26,8 +23,6 @@ from pyspark.errors import (
     StreamingQueryException,
 )
 from pyspark.sql import functions as F
-from support import JOBS
-from support.spark_helpers import job_env
 
 import sliceflow.spark as sfs
 from sliceflow.testing.spark import run_to_end
@@ -62,51 +57,6 @@ def fresh(spark):
     session.conf.set("spark.sql.session.timeZone", TIME_ZONE)
     session.conf.set("spark.sql.files.maxPartitionBytes", "64")
     return session
-
-
-def _job(mode, tmp_path):
-    data, out = tmp_path / "data", tmp_path / "out"
-    out.mkdir()
-    env = job_env(SPARK_TESTING="1")  # SPARK_TESTING: a local Connect server, ephemeral port
-    job = os.path.join(JOBS, "json_no_register_job.py")
-    done = subprocess.run(
-        [sys.executable, job, mode, str(data), str(out)],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=800,
-    )
-    assert done.returncode == 0, done.stderr[-5000:]
-    with open(out / "summary.json", encoding="utf-8") as f:
-        return json.load(f)
-
-
-def _check_job(summary):
-    for check in ("inferred", "schema", "metadata"):
-        ours, theirs = summary[check]
-        assert ours == theirs, check
-        assert ours["rows"], check
-    ours, theirs = summary["missing"]
-    # Spark's first line, the class and path, is the end of sliceflow's first line (which
-    # Spark starts with PYTHON_DATA_SOURCE_ERROR); both are AnalysisExceptions.
-    assert theirs.startswith("AnalysisException: [PATH_NOT_FOUND] Path does not exist: file:/")
-    assert ours.startswith("AnalysisException: [PYTHON_DATA_SOURCE_ERROR] ")
-    assert ours.endswith(theirs.removeprefix("AnalysisException: ").split(" SQLSTATE")[0])
-
-
-def test_a_fresh_process_finds_the_source_without_register(tmp_path):
-    summary = _job("classic", tmp_path)
-    assert summary["session"] == "pyspark.sql.session.SparkSession"
-    _check_job(summary)
-
-
-@pytest.mark.connect
-def test_a_fresh_connect_session_finds_the_source_without_register(tmp_path):
-    for module in ("grpc", "grpc_status", "google.rpc", "zstandard"):
-        pytest.importorskip(module, reason="Spark Connect needs the `connect` extra")
-    summary = _job("connect", tmp_path)
-    assert summary["session"] == "pyspark.sql.connect.session.SparkSession"
-    _check_job(summary)
 
 
 def test_an_unregistered_session_reads_with_its_own_settings(fresh, tree):

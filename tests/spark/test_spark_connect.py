@@ -23,6 +23,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from jobs.connect_job import CONF, QUERIES, run_queries
+from jobs.fresh_process_job import check
 from support import JOBS
 from support.spark_helpers import job_env
 
@@ -92,6 +93,8 @@ def test_connect_session_gives_the_classic_rows(spark, tmp_path):
         summary = json.load(f)
     print(f"connect job {seconds:.1f} s: {summary}")
     assert summary["session"] == "pyspark.sql.connect.session.SparkSession"
+    # Before register: the source found by pyspark itself, its reads and error Spark's.
+    check(summary["no_register"])
     for query in QUERIES:
         connect_schema, connect_rows = _rows(os.path.join(connect_out, query))
         classic_schema, classic_rows = _rows(os.path.join(classic_out, query))
