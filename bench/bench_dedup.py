@@ -119,7 +119,8 @@ def floor_query(watermarked, delay_ms: int):
     buckets = call.buckets(None, "dedup")
     dp = build_plan(call.input_schema(watermarked.columns), ["id"], keep="first")
     task = call.task
-    packed = packed_first(watermarked, dp, buckets, ("ts", delay_ms), task)
+    fusion = call.settings.fusion and call.settings.stream_fusion  # as deduplicate decides
+    packed = packed_first(watermarked, dp, buckets, ("ts", delay_ms), task, fusion)
     identity = [("bench", "floor"), ("buckets", str(buckets))]
     processor = noop_floor_processor()(identity, dp.input_schema, task)
     return process_buckets(packed, processor, spark_struct(dp.payload_schema))

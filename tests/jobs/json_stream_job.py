@@ -1,27 +1,43 @@
-"""A streaming query that tests/json/test_spark_json_stream.py kills with SIGKILL mid-run: the
-``sliceflow.json`` source (one file per micro-batch) into a JSON file sink.
+"""A streaming query that a test kills with SIGKILL mid-run: the ``sliceflow.json`` source (one
+file per micro-batch) into a JSON file sink; with ``deduplicate``, through a streaming
+``deduplicate(by="i")`` fused into the source's read (the job exits with 3 if it is not).
 
-    python tests/jobs/json_stream_job.py SOURCE SINK CHECKPOINT
+    python tests/jobs/json_stream_job.py SOURCE SINK CHECKPOINT [deduplicate]
+
+tests/json/test_spark_json_stream.py kills the plain query, test_spark_json_fused_stream.py the
+fused one.
 """
 
 from __future__ import annotations
 
 import sys
 
-from sliceflow.spark import register
+from sliceflow.spark import deduplicate, register
+from sliceflow.spark._runtime.session_settings import STREAM_FUSION_CONF
+from sliceflow.spark._runtime.state_store import PROVIDER_CONF, ROCKSDB_PROVIDER
+from sliceflow.spark.json.fused_scan import FUSED_SOURCE_PREFIX
 from sliceflow.testing.spark import local_session
 
 SCHEMA = "f STRING, i INT"
 
 
-def main(source: str, sink: str, checkpoint: str) -> None:
-    spark = local_session("local[2]", "sliceflow-json-stream-job", {})
+def main(source: str, sink: str, checkpoint: str, operator: str = "") -> None:
+    # the state's partitions are fixed by the first run: two, as the tests' session has
+    stateful = {PROVIDER_CONF: ROCKSDB_PROVIDER, "spark.sql.shuffle.partitions": "2"}
+    conf = {STREAM_FUSION_CONF: "true", **stateful} if operator else {}
+    spark = local_session("local[2]", "sliceflow-json-stream-job", conf)
     register(spark)
     stream = spark.readStream.format("sliceflow.json").schema(SCHEMA)
     rows = stream.option("maxFilesPerTrigger", 1).load(source)
+    if operator == "deduplicate":
+        rows = deduplicate(rows, "i")
+        if FUSED_SOURCE_PREFIX not in rows._jdf.queryExecution().analyzed().toString():
+            sys.exit(3)
+    elif operator:
+        sys.exit(f"unknown operator {operator!r}")
     query = rows.writeStream.format("json").option("checkpointLocation", checkpoint).start(sink)
     query.awaitTermination()  # until killed
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:4])
+    main(*sys.argv[1:5])

@@ -1,10 +1,12 @@
 """The fused scan on a stream (``spark.sliceflow.fusion.streams.enabled=true``; off by default):
-a streaming window_agg over ``readStream.format("sliceflow.json")``
-(with its watermark) packs its rows into buckets inside the stream's read, and so does a
-streaming changelog_agg (its encoder) over a stream without a watermark. Each micro-batch's
-rows equal the unfused plan's (``spark.sliceflow.fusion.enabled=false``) and Spark's own
-answer; a checkpoint written unfused restarts fused, and the other way round; anything but
-column references (and, for window_agg, the watermark on its time column) falls back."""
+over ``readStream.format("sliceflow.json")``, a streaming window_agg (with its watermark) packs
+its rows into buckets inside the stream's read, and so do a streaming changelog_agg (its
+encoder) over a stream without a watermark and a streaming deduplicate (keep first: its
+candidate rows; keep last: its changelog's packing) with or without one. Each micro-batch's
+rows equal the unfused plan's (``spark.sliceflow.fusion.enabled=false``) and Spark's own answer
+or a model's; a checkpoint written unfused restarts fused, and the other way round; a fused
+deduplicate killed with SIGKILL mid-run restarts and writes each key once; anything but column
+references (and, for window_agg, the watermark on its time column) falls back."""
 
 from __future__ import annotations
 
@@ -181,3 +183,105 @@ def test_streams_are_not_fused_by_default(spark, files, tmp_path):
     with spark_conf(spark, STREAM_FUSION_CONF, "false"):
         assert not fused(ours(stream(spark, folder)))
     assert fused(ours(stream(spark, folder)))
+
+
+def test_streaming_deduplicate_first_is_fused_and_equals_unfused_and_spark(spark, files, tmp_path):
+    # keep="first" in arrival order: each task keeps its candidate rows and packs them in the
+    # read; the watermark (on dateTime) travels with the packed rows.
+    from sliceflow.spark import deduplicate
+
+    folder = stage(files, str(tmp_path / "in"), 4)
+    out = deduplicate(stream(spark, folder), ["bidder"], buckets=3)
+    assert fused(out)
+    with spark_conf(spark, FUSION_CONF, "false"):
+        plain = deduplicate(stream(spark, folder), ["bidder"], buckets=3)
+    assert not fused(plain)
+    got = batches(out, str(tmp_path / "ck-fused"))
+    assert len(got) >= 4 and sum(map(len, got.values())) > 0
+    assert got == batches(plain, str(tmp_path / "ck-plain"))
+    theirs = stream(spark, folder, spark_reader=True).dropDuplicatesWithinWatermark(["bidder"])
+    assert got == batches(theirs, str(tmp_path / "ck-spark"))
+
+
+@pytest.mark.parametrize("watermarked", [False, True], ids=["no-watermark", "watermark"])
+def test_streaming_deduplicate_last_is_fused_and_equals_unfused_and_the_model(
+    spark, files, tmp_path, watermarked
+):
+    # keep="last" in arrival order is a changelog: its packing step runs in the read.
+    import json
+
+    from sliceflow.spark import deduplicate
+
+    folder = stage(files, str(tmp_path / "in"), 4)
+
+    def build():
+        src = spark.readStream.schema(BID_DDL).option("maxFilesPerTrigger", 1)
+        df = src.format("sliceflow.json").load(folder)
+        df = df.withWatermark("dateTime", "1000 days") if watermarked else df
+        return deduplicate(df, ["auction"], keep="last", buckets=3)
+
+    out = build()
+    assert fused(out)
+    with spark_conf(spark, FUSION_CONF, "false"):
+        plain = build()
+    assert not fused(plain)
+    got = batches(out, str(tmp_path / "ck-fused"))
+    assert len(got) >= 4
+    assert got == batches(plain, str(tmp_path / "ck-plain"))
+    names = out.columns
+    final: dict[int, tuple] = {}
+    for batch_id in sorted(got):
+        for row in got[batch_id]:
+            change = dict(zip(names, row, strict=True))
+            if change["op"] in ("+I", "+U"):
+                final[change["auction"]] = (change["auction"], change["bidder"], change["price"])
+            elif change["op"] == "-D":
+                del final[change["auction"]]
+    last: dict[int, tuple] = {}  # the model: the last line of each auction, files in order
+    for path in files:
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                bid = json.loads(line)
+                last[bid["auction"]] = (bid["auction"], bid["bidder"], bid["price"])
+    assert final == last
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+def test_a_killed_fused_deduplicate_restarts_and_writes_each_key_once(spark, tmp_path):
+    # tests/jobs/json_stream_job.py runs deduplicate(by="i") fused into the read, into a JSON
+    # file sink, one file per micro-batch; it is killed mid-run and restarted here, fused.
+    import sys
+    from collections import Counter
+
+    from support import JOBS
+    from support.spark_helpers import kill_after_commits
+
+    from sliceflow.spark import deduplicate
+
+    src, sink, ck = tmp_path / "in", tmp_path / "out", tmp_path / "ck"
+    src.mkdir()
+    first: dict[int, tuple[str, int]] = {}  # the model: each key's first line, files in order
+    base = int(time.time()) - 1000
+    for k in range(8):  # each file brings new keys and repeats some of the earlier ones
+        keys = [(300 * k + j) % 2000 for j in range(500)]
+        path = src / f"part-{k:03d}.json"
+        path.write_text("".join(f'{{"f":"{k:03d}","i":{i}}}\n' for i in keys))
+        os.utime(path, (base + k, base + k))
+        for i in keys:
+            first.setdefault(i, (f"{k:03d}", i))
+    job = os.path.join(JOBS, "json_stream_job.py")
+    command = [sys.executable, job, str(src), str(sink), str(ck), "deduplicate"]
+    committed = kill_after_commits(command, str(ck), 2)
+    assert committed < 8, "every file was read before the kill: nothing to restart"
+
+    schema = "f STRING, i INT"
+    rows = spark.readStream.format("sliceflow.json").schema(schema)
+    df = deduplicate(rows.option("maxFilesPerTrigger", 4).load(str(src)), "i")
+    assert fused(df)
+    writer = df.writeStream.format("json").option("checkpointLocation", str(ck))
+    writer.trigger(availableNow=True).start(str(sink)).awaitTermination()
+
+    got = Counter((r.f, r.i) for r in spark.read.schema(schema).json(str(sink)).collect())
+    assert max(got.values()) == 1  # no key written twice across the kill
+    assert set(got) == set(first.values())

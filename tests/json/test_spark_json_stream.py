@@ -5,8 +5,6 @@ killed with SIGKILL mid-run and restarted from its checkpoint."""
 from __future__ import annotations
 
 import os
-import signal
-import subprocess
 import sys
 import time
 from collections import Counter
@@ -14,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from support import JOBS
+from support.spark_helpers import kill_after_commits
 
 from sliceflow.spark import register
 
@@ -68,24 +67,8 @@ def test_killed_query_restarts_and_writes_each_line_once(spark, tmp_path):
     register(spark)
     src, sink, ck = tmp_path / "in", tmp_path / "out", tmp_path / "ck"
     expected = write_files(src, 30, 2000)
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
-    job = subprocess.Popen(
-        [sys.executable, os.path.join(JOBS, "json_stream_job.py"), str(src), str(sink), str(ck)],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    try:
-        deadline = time.monotonic() + 300
-        while len(os.listdir(ck / "commits") if (ck / "commits").exists() else []) < 3:
-            assert job.poll() is None, "the streaming job ended before it was killed"
-            assert time.monotonic() < deadline, "the streaming job committed no batch in 300 s"
-            time.sleep(0.2)
-    finally:
-        os.killpg(job.pid, signal.SIGKILL)  # the job and its JVM, mid-run
-        job.wait()
-    committed = len([n for n in os.listdir(ck / "commits") if n.isdigit()])
+    job = os.path.join(JOBS, "json_stream_job.py")
+    committed = kill_after_commits([sys.executable, job, str(src), str(sink), str(ck)], str(ck), 3)
     assert committed < 30, "every file was read before the kill: nothing to restart"
 
     stream = spark.readStream.format("sliceflow.json").schema(SCHEMA)

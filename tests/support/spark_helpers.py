@@ -1,10 +1,14 @@
-"""Spark helpers the tests share: a conf set for one block, and streaming queries over a folder
-of parquet files (one file per micro-batch) run to the end of their input."""
+"""Spark helpers the tests share: a conf set for one block, streaming queries over a folder
+of parquet files (one file per micro-batch) run to the end of their input, and a streaming
+job killed with SIGKILL mid-run."""
 
 from __future__ import annotations
 
 import os
+import signal
+import subprocess
 import sys
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -65,6 +69,31 @@ def collect_tables(df, checkpoint: str) -> dict[int, pa.Table]:
 
     run_to_end(df, checkpoint, each)
     return got
+
+
+def kill_after_commits(command: list[str], checkpoint: str, commits: int) -> int:
+    """Starts ``command`` (a streaming job writing ``checkpoint``; tests/ and this process's
+    path on its PYTHONPATH), kills it and its JVM with SIGKILL once ``commits`` micro-batches
+    are committed, and returns how many were committed then."""
+    done = os.path.join(checkpoint, "commits")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    job = subprocess.Popen(
+        command,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 300
+        while len(os.listdir(done) if os.path.exists(done) else []) < commits:
+            assert job.poll() is None, f"the streaming job ended (exit {job.returncode}) unkilled"
+            assert time.monotonic() < deadline, "the streaming job committed too few in 300 s"
+            time.sleep(0.2)
+    finally:
+        os.killpg(job.pid, signal.SIGKILL)  # the job and its JVM, mid-run
+        job.wait()
+    return len([n for n in os.listdir(done) if n.isdigit()])
 
 
 def assert_same_rows(left, right) -> None:

@@ -1,12 +1,14 @@
 """The streaming plan of ``deduplicate(keep="first")`` in arrival order over insert-only rows:
 append-only, each key's first row once (``sliceflow.dedup.first_seen``; the other plans are in
-``spark/deduplicate.py``).
+``spark/dedup/query.py``).
 
 ::
 
-    df ─ (+ __bucket) ─ mapInArrow(pack rows per bucket; with a watermark, a wake-up message for
-       every bucket) ─ groupBy(__bucket).transformWithStateInPandas(FirstSeenBucketProcessor:
-       load the bucket's entries once, one kernel step, emit the first rows, store once)
+    df ─ mapInArrow(each row's bucket, Spark's hash of the keys; pack rows per bucket; with a
+       watermark, a wake-up message for every bucket; inside a sliceflow.json stream's read
+       with spark.sliceflow.fusion.streams.enabled)
+       ─ groupBy(__bucket).transformWithStateInPandas(FirstSeenBucketProcessor: load the
+       bucket's entries once, one kernel step, emit the first rows, store once)
 
 Before the shuffle each task's input is reduced to the rows that can be emitted whatever the
 state (``FirstSeenStep.candidates``: a key's first row, and with a watermark its later rows
@@ -39,9 +41,10 @@ from sliceflow.dedup.first_seen import FirstSeenStep
 from sliceflow.dedup.plan import DedupPlan
 from sliceflow.spark._runtime.bucket_labels import bucket_labels
 from sliceflow.spark._runtime.bucket_processor import BucketCall, BucketProcessor, process_buckets
-from sliceflow.spark._runtime.bucket_rows import PACKED_SCHEMA, pack_rows
+from sliceflow.spark._runtime.bucket_rows import PACKED_SCHEMA, hash_buckets, pack_rows
 from sliceflow.spark._runtime.columns import quote
 from sliceflow.spark._runtime.tasks import TaskContext
+from sliceflow.spark.json.fused_scan import local_phase_frame
 
 __all__ = ["FirstSeenBucketProcessor", "packed_first", "streaming_first"]
 
@@ -116,13 +119,14 @@ def packed_first(
     buckets: int,
     watermark: tuple[str, int] | None,
     task: TaskContext,
+    fusion: bool,
 ) -> DataFrame:
     """The packing stage of :func:`streaming_first`: ``df`` reduced per task to the rows that
     can be emitted (``FirstSeenStep.candidates``) and packed per bucket
-    (``bucket_rows.PACKED_SCHEMA``), with a watermark a wake-up message for every bucket."""
+    (``bucket_rows.PACKED_SCHEMA``), with a watermark a wake-up message for every bucket; with
+    ``fusion``, over a ``sliceflow.json`` stream, inside its read (the fused scan)."""
     schema = dp.input_schema
-    bucket = F.pmod(F.hash(*[F.col(quote(k)) for k in dp.by]), F.lit(buckets)).cast("int")
-    selected = df.select(bucket.alias("__bucket"), *[F.col(quote(n)) for n in schema.names])
+    selected = df.select(*[F.col(quote(n)) for n in schema.names])
     labels = bucket_labels(buckets)
 
     time_col, delay_ms = watermark if watermark is not None else (None, 0)
@@ -134,8 +138,10 @@ def packed_first(
         stats = {"rows_in": 0, "local_duplicates": 0}
         for batch in batches:
             if batch.num_rows:
-                rows = conform(batch.drop_columns(["__bucket"]), schema)
-                keep = step.candidates(rows.add_column(0, "__bucket", batch.column(0)))
+                # the bucket of the values as Spark typed them (conform may widen a type)
+                bucket = pa.array(hash_buckets(batch, dp.by, buckets), pa.int64())
+                rows = conform(batch, schema)
+                keep = step.candidates(rows.add_column(0, "__bucket", bucket))
                 stats["rows_in"] += batch.num_rows
                 stats["local_duplicates"] += batch.num_rows - keep.num_rows
                 yield keep
@@ -146,7 +152,15 @@ def packed_first(
         return pack_rows(reduced(batches), labels, schema, wake_all=watermark is not None)
 
     pack_fn.__name__ = "deduplicate_pack"
-    return selected.mapInArrow(pack_fn, spark_struct(PACKED_SCHEMA))
+    return local_phase_frame(
+        selected,
+        pack_fn,
+        spark_struct(PACKED_SCHEMA),
+        "deduplicate",
+        fusion,
+        streams=True,
+        event_time=time_col,
+    )
 
 
 def streaming_first(
@@ -156,11 +170,13 @@ def streaming_first(
     buckets: int,
     watermark: tuple[str, int] | None,
     task: TaskContext,
+    fusion: bool,
 ) -> DataFrame:
     """The streaming plan of an append-only ``dp`` over ``df`` (checked and planned already);
-    ``watermark``: the stream's time column and delay in ms, or None."""
+    ``watermark``: the stream's time column and delay in ms, or None; ``fusion``: whether the
+    packing stage may run inside a ``sliceflow.json`` stream's read."""
     time_col, delay_ms = watermark if watermark is not None else (None, 0)
-    packed = packed_first(df, dp, buckets, watermark, task)
+    packed = packed_first(df, dp, buckets, watermark, task, fusion)
     kind = EventTimeFirstSeenBucketProcessor if watermark else FirstSeenBucketProcessor
     processor = kind(dp, identity, time_col, delay_ms, task)
     output: T.StructType = spark_struct(dp.payload_schema)

@@ -8,7 +8,9 @@ order_by) = 1``) on a Spark DataFrame, batch and streaming.
                   ─ repartition(by) ─ mapInArrow(one kernel step per partition, one bundle)
                   ─ the kept row per key
 
-    streaming: df ─ (+ __bucket = pmod(hash(by), buckets)) ─ mapInArrow(pack rows per bucket)
+    streaming: df ─ mapInArrow(each row's bucket pmod(hash(by), buckets), Spark's hash computed
+                  where the rows are; pack rows per bucket; inside a sliceflow.json stream's
+                  read with spark.sliceflow.fusion.streams.enabled)
                   ─ groupBy(__bucket).transformWithStateInPandas(DedupBucketProcessor: load the
                     bucket's retained rows once, one kernel step over them and the micro-batch's
                     rows in bundles, emit the changes, store the retained rows once)
@@ -40,7 +42,7 @@ from sliceflow.dedup.plan import identity as dedup_identity
 from sliceflow.dedup.step import DedupStep
 from sliceflow.spark._runtime.bucket_labels import bucket_labels
 from sliceflow.spark._runtime.bucket_processor import BucketCall, BucketProcessor, process_buckets
-from sliceflow.spark._runtime.bucket_rows import PACKED_SCHEMA, pack_rows
+from sliceflow.spark._runtime.bucket_rows import PACKED_SCHEMA, pack_keyed_rows
 from sliceflow.spark._runtime.columns import quote
 from sliceflow.spark._runtime.metrics import WindowMetrics
 from sliceflow.spark._runtime.recipe import OperatorCall
@@ -294,18 +296,27 @@ def _streaming(
     call.require_state_store()
     watermark = _watermark(df)
     watermark_col = watermark[0] if watermark is not None else None
+    # over a sliceflow.json stream, the packing step may run inside its read (the fused scan)
+    fusion = call.settings.fusion and call.settings.stream_fusion
     if not dp.changelog:
         identity = dedup_identity(dp, buckets, watermark_col)
-        return streaming_first(df, dp, identity, buckets, watermark, task)
-    bucket = F.pmod(F.hash(*[F.col(quote(k)) for k in dp.by]), F.lit(buckets)).cast("int")
-    selected = df.select(bucket.alias("__bucket"), *[F.col(quote(n)) for n in schema.names])
+        return streaming_first(df, dp, identity, buckets, watermark, task, fusion)
+    selected = df.select(*[F.col(quote(n)) for n in schema.names])
     labels = bucket_labels(buckets)
 
     def pack_fn(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        return pack_rows(batches, labels, schema, wake_all=False)
+        return pack_keyed_rows(batches, dp.by, labels, schema, wake_all=False)
 
     pack_fn.__name__ = "deduplicate_pack"
-    packed = selected.mapInArrow(pack_fn, spark_struct(PACKED_SCHEMA))
+    packed = local_phase_frame(
+        selected,
+        pack_fn,
+        spark_struct(PACKED_SCHEMA),
+        "deduplicate",
+        fusion,
+        streams=True,
+        event_time=watermark_col,
+    )
     kind = EventTimeDedupBucketProcessor if watermark_col else DedupBucketProcessor
     processor = kind(dp, buckets, watermark_col, task)
     output: T.StructType = spark_struct(DedupStep(dp).output_schema)
