@@ -93,6 +93,20 @@ def batches(df, checkpoint: str) -> dict[int, list[tuple]]:
     return got
 
 
+def fused_and_unfused(spark, build, tmp_path) -> dict[int, list[tuple]]:
+    """Builds the query fused and with fusion off, runs both (at least four micro-batches)
+    and asserts their micro-batches equal; returns the fused run's."""
+    out = build()
+    assert fused(out)
+    with spark_conf(spark, FUSION_CONF, "false"):
+        plain = build()
+    assert not fused(plain)
+    got = batches(out, str(tmp_path / "ck-fused"))
+    assert len(got) >= 4
+    assert got == batches(plain, str(tmp_path / "ck-plain"))
+    return got
+
+
 @pytest.fixture(scope="module")
 def sparks_batches(spark, files, tmp_path_factory) -> dict[int, list[tuple]]:
     """Spark's own append-mode window over the four files, micro-batch by micro-batch."""
@@ -148,14 +162,7 @@ def test_streaming_changelog_agg_is_fused_and_equals_unfused_and_spark(spark, fi
         df = src.format("sliceflow.json").load(folder)
         return changelog_agg(df, ["auction"], [W.count().alias("n"), W.sum("price").alias("s")])
 
-    out = build()
-    assert fused(out)
-    with spark_conf(spark, FUSION_CONF, "false"):
-        plain = build()
-    assert not fused(plain)
-    got = batches(out, str(tmp_path / "ck-fused"))
-    assert len(got) >= 4
-    assert got == batches(plain, str(tmp_path / "ck-plain"))
+    got = fused_and_unfused(spark, build, tmp_path)
     final: dict[int, tuple] = {}
     for batch_id in sorted(got):
         for op, auction, n, s in got[batch_id]:
@@ -220,15 +227,8 @@ def test_streaming_deduplicate_last_is_fused_and_equals_unfused_and_the_model(
         df = df.withWatermark("dateTime", "1000 days") if watermarked else df
         return deduplicate(df, ["auction"], keep="last", buckets=3)
 
-    out = build()
-    assert fused(out)
-    with spark_conf(spark, FUSION_CONF, "false"):
-        plain = build()
-    assert not fused(plain)
-    got = batches(out, str(tmp_path / "ck-fused"))
-    assert len(got) >= 4
-    assert got == batches(plain, str(tmp_path / "ck-plain"))
-    names = out.columns
+    got = fused_and_unfused(spark, build, tmp_path)
+    names = build().columns
     final: dict[int, tuple] = {}
     for batch_id in sorted(got):
         for row in got[batch_id]:

@@ -44,7 +44,7 @@ from sliceflow.spark._runtime.bucket_processor import BucketCall, BucketProcesso
 from sliceflow.spark._runtime.bucket_rows import PACKED_SCHEMA, hash_buckets, pack_rows
 from sliceflow.spark._runtime.columns import quote
 from sliceflow.spark._runtime.tasks import TaskContext
-from sliceflow.spark.json.fused_scan import local_phase_frame
+from sliceflow.spark.json.fused_scan import LocalPhase, local_phase_frame
 
 __all__ = ["FirstSeenBucketProcessor", "packed_first", "streaming_first"]
 
@@ -151,15 +151,19 @@ def packed_first(
         # with a watermark, every bucket runs in every micro-batch with data
         return pack_rows(reduced(batches), labels, schema, wake_all=watermark is not None)
 
+    return packed_stream(selected, pack_fn, fusion, time_col)
+
+
+def packed_stream(
+    selected: DataFrame, pack_fn: LocalPhase, fusion: bool, event_time: str | None
+) -> DataFrame:
+    """``deduplicate``'s packing step over the stream ``selected`` (its input columns): in a
+    ``mapInArrow``, or with ``fusion`` inside a ``sliceflow.json`` stream's read, the rows
+    keeping the watermark on ``event_time`` (the fused scan)."""
     pack_fn.__name__ = "deduplicate_pack"
+    output = spark_struct(PACKED_SCHEMA)
     return local_phase_frame(
-        selected,
-        pack_fn,
-        spark_struct(PACKED_SCHEMA),
-        "deduplicate",
-        fusion,
-        streams=True,
-        event_time=time_col,
+        selected, pack_fn, output, "deduplicate", fusion, streams=True, event_time=event_time
     )
 
 

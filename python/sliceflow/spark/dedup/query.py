@@ -42,12 +42,12 @@ from sliceflow.dedup.plan import identity as dedup_identity
 from sliceflow.dedup.step import DedupStep
 from sliceflow.spark._runtime.bucket_labels import bucket_labels
 from sliceflow.spark._runtime.bucket_processor import BucketCall, BucketProcessor, process_buckets
-from sliceflow.spark._runtime.bucket_rows import PACKED_SCHEMA, pack_keyed_rows
+from sliceflow.spark._runtime.bucket_rows import pack_keyed_rows
 from sliceflow.spark._runtime.columns import quote
 from sliceflow.spark._runtime.metrics import WindowMetrics
 from sliceflow.spark._runtime.recipe import OperatorCall
 from sliceflow.spark._runtime.tasks import TaskContext
-from sliceflow.spark.dedup.first_seen import streaming_first
+from sliceflow.spark.dedup.first_seen import packed_stream, streaming_first
 from sliceflow.spark.json.fused_scan import LocalPhase, local_phase_frame
 
 __all__ = ["DedupMetrics", "deduplicate"]
@@ -307,16 +307,7 @@ def _streaming(
     def pack_fn(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         return pack_keyed_rows(batches, dp.by, labels, schema, wake_all=False)
 
-    pack_fn.__name__ = "deduplicate_pack"
-    packed = local_phase_frame(
-        selected,
-        pack_fn,
-        spark_struct(PACKED_SCHEMA),
-        "deduplicate",
-        fusion,
-        streams=True,
-        event_time=watermark_col,
-    )
+    packed = packed_stream(selected, pack_fn, fusion, watermark_col)
     kind = EventTimeDedupBucketProcessor if watermark_col else DedupBucketProcessor
     processor = kind(dp, buckets, watermark_col, task)
     output: T.StructType = spark_struct(DedupStep(dp).output_schema)
