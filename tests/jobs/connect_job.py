@@ -10,7 +10,9 @@ cannot live beside it, so tests/spark/test_spark_connect.py runs this script in 
 ``SPARK_TESTING=1``: pyspark's local server then binds an ephemeral port and its client asks
 the server for it, so that several Connect servers can run on one machine) and compares the
 folders with :func:`run_queries` on its classic session, row for row. ``summary.json`` in OUT
-holds the session's class, the metrics objects' errors and the time each query took.
+holds the session's class, the metrics objects' errors and the time each query took;
+``fused.json`` whether each query of :data:`FUSED` (an operator over the ``sliceflow.json``
+source) read a fused scan.
 
 Before anything registers the source, the session reads with ``format("sliceflow.json")`` as a
 fresh process does (tests/jobs/fresh_process_job.py's :func:`run`, in its time zone): pyspark
@@ -33,7 +35,9 @@ from pyspark.sql import functions as F
 import sliceflow.spark as sfs
 from jobs import fresh_process_job
 from sliceflow import window as W
+from sliceflow.spark._runtime.session_settings import STREAM_FUSION_CONF
 from sliceflow.spark._runtime.state_store import PROVIDER_CONF, ROCKSDB_PROVIDER
+from sliceflow.spark.json.fused_scan import FUSED_SOURCE_PREFIX
 from sliceflow.testing import BID_DDL
 
 #: The confs both sessions run the queries with (those of tests/conftest.py that matter).
@@ -41,6 +45,7 @@ CONF = {
     "spark.sql.session.timeZone": "UTC",
     "spark.sql.shuffle.partitions": "2",
     PROVIDER_CONF: ROCKSDB_PROVIDER,
+    STREAM_FUSION_CONF: "true",  # the fused queries below: streams fused too
 }
 
 #: The folders run_queries writes under OUT, one per query.
@@ -61,7 +66,21 @@ QUERIES = (
     "from_changelog",
     "columns_changelog",
     "columns_topn",
+    "window_fused",
+    "dedup_fused_stream",
 )
+
+#: The queries over the sliceflow.json source that must be fused (their plans' names in
+#: ``OUT/fused.json``).
+FUSED = ("window_fused", "dedup_fused_stream")
+
+
+def is_fused(df: DataFrame) -> bool:
+    """Whether ``df``'s plan reads a fused scan (classic: its analyzed plan; Connect: the
+    server's explain)."""
+    jdf = getattr(df, "_jdf", None)
+    text = jdf.queryExecution().analyzed().toString() if jdf is not None else df._explain_string()
+    return FUSED_SOURCE_PREFIX in text
 
 
 def _bid_order() -> list[Any]:
@@ -209,6 +228,27 @@ def run_queries(spark: SparkSession, data: str, out: str) -> dict[str, float]:
         "dedup_stream",
         lambda path: _run_stream(first, path, os.path.join(checkpoints, "dedup")),
     )
+
+    # Over the sliceflow.json source: fused, on either session.
+    renamed = source.select("auction", F.col("price").alias("p"), "dateTime")
+    fused = {
+        "window_fused": sfs.window_agg(
+            renamed,
+            W.hop("dateTime", size="2 seconds", slide="500 milliseconds"),
+            ["auction"],
+            [W.count().alias("n"), W.sum("p").alias("total")],
+        ),
+        "dedup_fused_stream": sfs.deduplicate(source_stream, by=["bidder"], keep="first"),
+    }
+    timed("window_fused", fused["window_fused"].write.parquet)
+    timed(
+        "dedup_fused_stream",
+        lambda path: _run_stream(
+            fused["dedup_fused_stream"], path, os.path.join(checkpoints, "dedup_fused")
+        ),
+    )
+    with open(os.path.join(out, "fused.json"), "w", encoding="utf-8") as f:
+        json.dump({name: is_fused(df) for name, df in fused.items()}, f)
     return seconds
 
 

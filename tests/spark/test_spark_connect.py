@@ -1,8 +1,9 @@
 """sliceflow on a Spark Connect session: every operator (``from_json``, the ``sliceflow.json``
 data source with a schema, inferring one and streaming, ``window_agg``, ``changelog_agg``,
 ``topn`` (a changelog and a window Top-N), ``deduplicate`` and ``from_changelog``, batch and
-streaming) gives the classic session's rows, and the metrics objects refuse a Connect session
-with a message that says where the counters are read.
+streaming) gives the classic session's rows; an operator over the ``sliceflow.json`` source,
+batch or stream, reads a fused scan on both sessions; and the metrics objects refuse a Connect
+session with a message that says where the counters are read.
 
 The Connect session is started as a user starts one, ``SparkSession.builder.remote("local[2]")``
 (a local Connect server in the client's process). That server makes its own SparkContext, which
@@ -22,7 +23,7 @@ import time
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from jobs.connect_job import CONF, QUERIES, run_queries
+from jobs.connect_job import CONF, FUSED, QUERIES, run_queries
 from jobs.fresh_process_job import check
 from support import JOBS
 from support.spark_helpers import job_env
@@ -103,6 +104,10 @@ def test_connect_session_gives_the_classic_rows(spark, tmp_path):
         assert connect_rows == classic_rows, query
         assert connect_rows, f"{query} gave no rows"
 
+    # The queries over the sliceflow.json source are fused on both sessions.
+    for out in (classic_out, connect_out):
+        with open(os.path.join(out, "fused.json"), encoding="utf-8") as f:
+            assert json.load(f) == dict.fromkeys(FUSED, True), out
     counts = {q: len(_rows(os.path.join(classic_out, q))[1]) for q in QUERIES}
     assert counts["from_json"] == counts["source"] == counts["source_stream"] == 2000
     assert counts["source_inferred"] == 2000

@@ -48,6 +48,7 @@ from pyspark.sql.datasource import DataSourceReader, DataSourceStreamReader, Inp
 from pyspark.sql.streaming.datasource import ReadLimit, SupportsTriggerAvailableNow
 from pyspark.sql.types import StructField, StructType, TimestampType
 
+from sliceflow.spark.json.connect_lineage import connect_source_read
 from sliceflow.spark.json.lineage import SourceRead, json_source_read
 from sliceflow.spark.json.source import (
     FileSplit,
@@ -85,12 +86,19 @@ def local_phase_frame(
     one without only when ``event_time`` is None.
 
     ``selected`` holds exactly the local phase's input columns, in order."""
-    read = json_source_read(selected) if fusion else None
+    read = _source_read(selected) if fusion else None
     if read is None or (
         read.streaming and (not streams or read.watermarked != (event_time is not None))
     ):
         return selected.mapInArrow(phase, output)
     return _fused_read(selected, read, phase, output, operator, event_time)
+
+
+def _source_read(df: DataFrame) -> SourceRead | None:
+    """The ``sliceflow.json`` read ``df``'s columns are, on a classic or a Connect session."""
+    if getattr(df, "_jdf", None) is None:
+        return connect_source_read(df)
+    return json_source_read(df)
 
 
 def _fused_read(

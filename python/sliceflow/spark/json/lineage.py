@@ -16,7 +16,7 @@ reader that decodes those fields and extracts them gives the column's rows exact
 
 Cost: one ``toJSON()`` of the analyzed plan on the driver (milliseconds), when the query is
 built. Classic sessions only: a Spark Connect DataFrame has no analyzed plan on the client,
-and gives ``None``.
+and gives ``None`` (:mod:`sliceflow.spark.json.connect_lineage` reads it).
 """
 
 from __future__ import annotations
