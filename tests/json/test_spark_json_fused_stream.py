@@ -1,12 +1,13 @@
 """The fused scan on a stream (``spark.sliceflow.fusion.streams.enabled=true``; off by default):
 over ``readStream.format("sliceflow.json")``, a streaming window_agg (with its watermark) packs
 its rows into buckets inside the stream's read, and so do a streaming changelog_agg (its
-encoder) over a stream without a watermark and a streaming deduplicate (keep first: its
-candidate rows; keep last: its changelog's packing) with or without one. Each micro-batch's
-rows equal the unfused plan's (``spark.sliceflow.fusion.enabled=false``) and Spark's own answer
-or a model's; a checkpoint written unfused restarts fused, and the other way round; a fused
-deduplicate killed with SIGKILL mid-run restarts and writes each key once; anything but column
-references (and, for window_agg, the watermark on its time column) falls back."""
+encoder) and a streaming topn over a stream without a watermark, and a streaming deduplicate
+(keep first: its candidate rows; keep last: its changelog's packing) with or without one.
+Each micro-batch's rows equal the unfused plan's (``spark.sliceflow.fusion.enabled=false``)
+and Spark's own answer or a model's; a checkpoint written unfused restarts fused, and the
+other way round; a fused deduplicate killed with SIGKILL mid-run restarts and writes each key
+once; anything but column references (and, for window_agg, the watermark on its time column)
+falls back."""
 
 from __future__ import annotations
 
@@ -244,6 +245,35 @@ def test_streaming_deduplicate_last_is_fused_and_equals_unfused_and_the_model(
                 bid = json.loads(line)
                 last[bid["auction"]] = (bid["auction"], bid["bidder"], bid["price"])
     assert final == last
+
+
+def test_streaming_topn_is_fused_and_equals_unfused_and_spark(spark, files, tmp_path):
+    # a changelog Top-N over a stream without a watermark: its packing runs in the read
+    from collections import Counter
+
+    from pyspark.sql import Window
+
+    from sliceflow.spark import topn
+
+    folder = stage(files, str(tmp_path / "in"), 4)
+    order = [F.desc("price"), "auction", "bidder", "dateTime", "url"]  # a total order
+
+    def build():
+        src = spark.readStream.schema(BID_DDL).option("maxFilesPerTrigger", 1)
+        df = src.format("sliceflow.json").load(folder)
+        return topn(df, 3, by="channel", order_by=order, with_rank=False, buckets=3)
+
+    got = fused_and_unfused(spark, build, tmp_path)
+    names = [c for c in build().columns if c != "op"]
+    live: Counter[tuple] = Counter()  # the changelog applied: each row's count
+    for batch_id in sorted(got):
+        for op, *row in got[batch_id]:
+            live[tuple(row)] += 1 if op in ("+I", "+U") else -1
+    assert set(live.values()) <= {0, 1}
+    rank = F.row_number().over(Window.partitionBy("channel").orderBy(*order))
+    bids = spark.read.schema(BID_DDL).json(folder)
+    theirs = bids.withColumn("rn", rank).where("rn <= 3").select(*names).collect()
+    assert sorted(r for r, n in live.items() if n) == sorted(tuple(r) for r in theirs)
 
 
 @pytest.mark.slow

@@ -6,7 +6,9 @@ Spark DataFrame, batch and streaming.
     batch / window Top-N:  df ─ repartition(by) ─ mapInArrow(encode keys and sort keys, rank
                               with the C++ kernel, take) ─ each key's top n once (+ rank)
 
-    changelog (stream):    df ─ mapInArrow(bucket of each row, pack per bucket) ─ groupBy(__bucket)
+    changelog (stream):    df ─ mapInArrow(bucket of each row, pack per bucket; inside a
+                              sliceflow.json stream's read without a watermark, with
+                              spark.sliceflow.fusion.streams.enabled) ─ groupBy(__bucket)
                               ─ transformWithStateInPandas(per bucket: retained rows + the
                                 micro-batch's rows through the kernel, changes out, retained
                                 rows back; topn_streaming) ─ +I/-U/+U/-D rows (append)
@@ -200,7 +202,12 @@ def topn(
                     yield pack_by_bucket(bucket_ids(tp, rows, buckets), rows, labels)
 
         pack_fn.__name__ = "topn_encode"
-        packed = selected.mapInArrow(pack_fn, spark_struct(PACKED_SCHEMA))
+        # over a sliceflow.json stream without a watermark (the packed rows carry no event
+        # time), the packing runs inside its read (the fused scan)
+        fusion = call.settings.fusion and call.settings.stream_fusion
+        packed = local_phase_frame(
+            selected, pack_fn, spark_struct(PACKED_SCHEMA), "topn", fusion, streams=True
+        )
         return call.without_added(streaming(tp, packed, output, task))
     one_task = False
     if not tp.retract:
