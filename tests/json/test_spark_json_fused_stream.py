@@ -196,17 +196,20 @@ def test_streams_are_not_fused_by_default(spark, files, tmp_path):
 def test_streaming_deduplicate_first_is_fused_and_equals_unfused_and_spark(spark, files, tmp_path):
     # keep="first" in arrival order: each task keeps its candidate rows and packs them in the
     # read; the watermark (on dateTime) travels with the packed rows.
-    from sliceflow.spark import deduplicate
+    from sliceflow.spark import DedupMetrics, deduplicate
 
     folder = stage(files, str(tmp_path / "in"), 4)
-    out = deduplicate(stream(spark, folder), ["bidder"], buckets=3)
+    counted = DedupMetrics(spark), DedupMetrics(spark)
+    out = deduplicate(stream(spark, folder), ["bidder"], buckets=3, metrics=counted[0])
     assert fused(out)
     with spark_conf(spark, FUSION_CONF, "false"):
-        plain = deduplicate(stream(spark, folder), ["bidder"], buckets=3)
+        plain = deduplicate(stream(spark, folder), ["bidder"], buckets=3, metrics=counted[1])
     assert not fused(plain)
     got = batches(out, str(tmp_path / "ck-fused"))
     assert len(got) >= 4 and sum(map(len, got.values())) > 0
     assert got == batches(plain, str(tmp_path / "ck-plain"))
+    # the counters of the packing step (rows in, local duplicates) come from the fused read too
+    assert counted[0].value == counted[1].value and counted[0].value["rows_in"] == 12_000
     theirs = stream(spark, folder, spark_reader=True).dropDuplicatesWithinWatermark(["bidder"])
     assert got == batches(theirs, str(tmp_path / "ck-spark"))
 
