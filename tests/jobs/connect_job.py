@@ -68,11 +68,12 @@ QUERIES = (
     "columns_topn",
     "window_fused",
     "dedup_fused_stream",
+    "window_fused_stream",
 )
 
 #: The queries over the sliceflow.json source that must be fused (their plans' names in
 #: ``OUT/fused.json``).
-FUSED = ("window_fused", "dedup_fused_stream")
+FUSED = ("window_fused", "dedup_fused_stream", "window_fused_stream")
 
 
 def is_fused(df: DataFrame) -> bool:
@@ -239,12 +240,24 @@ def run_queries(spark: SparkSession, data: str, out: str) -> dict[str, float]:
             [W.count().alias("n"), W.sum("p").alias("total")],
         ),
         "dedup_fused_stream": sfs.deduplicate(source_stream, by=["bidder"], keep="first"),
+        "window_fused_stream": sfs.window_agg(
+            source_stream.withWatermark("dateTime", "200 milliseconds"),
+            W.tumble("dateTime", "500 milliseconds"),
+            ["auction"],
+            [W.count().alias("n"), W.max("price").alias("top")],
+        ),
     }
     timed("window_fused", fused["window_fused"].write.parquet)
     timed(
         "dedup_fused_stream",
         lambda path: _run_stream(
             fused["dedup_fused_stream"], path, os.path.join(checkpoints, "dedup_fused")
+        ),
+    )
+    timed(
+        "window_fused_stream",
+        lambda path: _run_stream(
+            fused["window_fused_stream"], path, os.path.join(checkpoints, "window_fused")
         ),
     )
     with open(os.path.join(out, "fused.json"), "w", encoding="utf-8") as f:
