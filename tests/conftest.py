@@ -2,6 +2,8 @@
 
 * tests/ is put on the path (and on PYTHONPATH, for the scripts of tests/jobs/ that tests run
   in subprocesses), so every test folder imports the shared helpers as ``support.<module>``.
+* Every Spark JVM of the run starts with ``support.JVM_OPTIONS`` (``SPARK_SUBMIT_OPTS``): the
+  client compiler and the serial collector, cheaper for many short queries.
 * One SparkSession for the whole run (Spark start-up costs seconds). A test that uses it gets
   the ``spark`` marker here, so the fast tier (plain ``pytest``, which deselects ``spark``)
   cannot start Spark through a forgotten marker.
@@ -26,6 +28,10 @@ from hypothesis import settings
 HERE = os.path.dirname(os.path.abspath(__file__))
 if HERE not in sys.path:
     sys.path.insert(0, HERE)
+from support import JVM_OPTIONS  # noqa: E402 - tests/ is on the path from here on
+
+# Every Spark JVM the tests start, the session's and the jobs' (support.JVM_OPTIONS says why).
+os.environ.setdefault("SPARK_SUBMIT_OPTS", JVM_OPTIONS)
 if HERE not in os.environ.get("PYTHONPATH", "").split(os.pathsep):
     os.environ["PYTHONPATH"] = os.pathsep.join(
         p for p in (os.environ.get("PYTHONPATH", ""), HERE) if p

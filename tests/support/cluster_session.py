@@ -11,11 +11,16 @@ from pyspark.sql import DataFrame, SparkSession
 
 from sliceflow.spark._runtime.state_store import PROVIDER_CONF, ROCKSDB_PROVIDER
 from sliceflow.testing.spark import local_session
+from support import JVM_OPTIONS
 
 
 def cluster_session(app: str, conf: dict[str, str] | None = None) -> SparkSession:
     """A local-cluster session named ``app``, with ``conf``'s settings besides these."""
-    base = {"spark.sql.shuffle.partitions": "4", PROVIDER_CONF: ROCKSDB_PROVIDER}
+    base = {
+        "spark.sql.shuffle.partitions": "4",
+        PROVIDER_CONF: ROCKSDB_PROVIDER,
+        "spark.executor.extraJavaOptions": JVM_OPTIONS,
+    }
     return local_session("local-cluster[2,1,1024]", app, {**base, **(conf or {})})
 
 
