@@ -28,17 +28,22 @@ from typing import Any
 from pyspark.sql import DataFrame
 from pyspark.sql.types import DataType, StructField, StructType
 
+from sliceflow.spark._runtime.analyzed_plan import (
+    EXPR,
+    PASS_THROUGH,
+    PLAN,
+    data_type,
+    expression_tree,
+    expressions,
+)
+
 __all__ = ["SourceColumn", "SourceRead", "json_source_read"]
 
-_EXPR = "org.apache.spark.sql.catalyst.expressions."
-_PLAN = "org.apache.spark.sql.catalyst.plans.logical."
 _RELATION = "org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation"
 #: A stream's scan before the query starts (``spark.readStream...load()``).
 _STREAM_RELATION = "org.apache.spark.sql.catalyst.streaming.StreamingRelationV2"
 #: ``withWatermark``: passes its child's columns through (a stream's only, and only one).
-_WATERMARK = _PLAN + "EventTimeWatermark"
-#: Nodes that pass their child's columns through unchanged (a temporary view's name).
-_PASS_THROUGH = (_PLAN + "SubqueryAlias", _PLAN + "View")
+_WATERMARK = PLAN + "EventTimeWatermark"
 
 
 @dataclass(frozen=True)
@@ -125,10 +130,10 @@ def json_source_read(df: DataFrame) -> SourceRead | None:
         return None
     options = (relation.extraOptions() if streaming else relation.options()).asCaseSensitiveMap()
     read_options = {str(k): str(options.get(k)) for k in options.keySet().toArray()}
-    attributes = [_tree(e)[0] for e in _expressions(chain[-1]["output"])]
+    attributes = [expression_tree(e)[0] for e in expressions(chain[-1]["output"])]
     schema = StructType(
         [
-            StructField(a["name"], _data_type(a["dataType"]), a.get("nullable", True))
+            StructField(a["name"], data_type(a["dataType"]), a.get("nullable", True))
             for a in attributes
         ]
     )
@@ -139,14 +144,14 @@ def json_source_read(df: DataFrame) -> SourceRead | None:
         a["exprId"]["id"]: (a["name"], ()) for a in attributes
     }
     for node in reversed(chain[:-1]):
-        if node["class"] in _PASS_THROUGH or node["class"] == _WATERMARK:
+        if node["class"] in PASS_THROUGH or node["class"] == _WATERMARK:
             continue
         level: dict[int, tuple[str, tuple[int, ...]]] = {}
-        for expr in _expressions(node["projectList"]):
-            tree = _tree(expr)[0]
-            if tree["class"] == _EXPR + "Alias":
+        for expr in expressions(node["projectList"]):
+            tree = expression_tree(expr)[0]
+            if tree["class"] == EXPR + "Alias":
                 ref = _reference(tree["children"][0], env, schema)
-            elif tree["class"] == _EXPR + "AttributeReference":
+            elif tree["class"] == EXPR + "AttributeReference":
                 ref = env.get(tree["exprId"]["id"])
             else:
                 ref = None
@@ -155,9 +160,9 @@ def json_source_read(df: DataFrame) -> SourceRead | None:
             level[tree["exprId"]["id"]] = ref
         env = level
     top = chain[0]
-    if top["class"] != _PLAN + "Project":
+    if top["class"] != PLAN + "Project":
         return None
-    wanted = [_tree(e)[0] for e in _expressions(top["projectList"])]
+    wanted = [expression_tree(e)[0] for e in expressions(top["projectList"])]
     columns = []
     for column in wanted:
         ref = env.get(column["exprId"]["id"])
@@ -179,30 +184,11 @@ def _chain(nodes: list[dict[str, Any]], streaming: bool) -> list[dict[str, Any]]
             return None
         if node["class"] == _WATERMARK and streaming:
             watermarks += 1
-        elif node["class"] != _PLAN + "Project" and node["class"] not in _PASS_THROUGH:
+        elif node["class"] != PLAN + "Project" and node["class"] not in PASS_THROUGH:
             return None
     if watermarks > 1:
         return None
     return nodes if nodes and nodes[-1].get("num-children") == 0 else None
-
-
-def _expressions(value: Any) -> list[list[dict[str, Any]]]:
-    """A node's list of expressions, each as its pre-order node list."""
-    if isinstance(value, str):
-        value = json.loads(value)
-    return [e for e in value if isinstance(e, list)]
-
-
-def _tree(nodes: list[dict[str, Any]], at: int = 0) -> tuple[dict[str, Any], int]:
-    """The expression at ``nodes[at]`` with its ``children`` filled in, and the next index."""
-    node = dict(nodes[at])
-    at += 1
-    children = []
-    for _ in range(node.get("num-children", 0)):
-        child, at = _tree(nodes, at)
-        children.append(child)
-    node["children"] = children
-    return node, at
 
 
 def _reference(
@@ -210,14 +196,14 @@ def _reference(
 ) -> tuple[str, tuple[int, ...]] | None:
     """The source field an expression is, unchanged, or None."""
     kind = tree["class"]
-    if kind == _EXPR + "AttributeReference":
+    if kind == EXPR + "AttributeReference":
         return env.get(tree["exprId"]["id"])
-    if kind == _EXPR + "GetStructField":
+    if kind == EXPR + "GetStructField":
         inner = _reference(tree["children"][0], env, schema)
         return None if inner is None else (inner[0], (*inner[1], int(tree["ordinal"])))
-    if kind == _EXPR + "Cast":
+    if kind == EXPR + "Cast":
         inner = _reference(tree["children"][0], env, schema)
-        if inner is None or _type_at(schema, inner) != _data_type(tree["dataType"]):
+        if inner is None or _type_at(schema, inner) != data_type(tree["dataType"]):
             return None  # a cast that converts is Spark's to run
         return inner
     return None
@@ -229,10 +215,3 @@ def _type_at(schema: StructType, ref: tuple[str, tuple[int, ...]]) -> DataType:
         assert isinstance(data_type, StructType)
         data_type = data_type.fields[ordinal].dataType
     return data_type
-
-
-def _data_type(value: Any) -> DataType:
-    """A ``dataType`` of the plan's JSON (a name such as ``"long"`` or a JSON object)."""
-    wrapped = {"type": "struct", "fields": [{"name": "x", "type": value, "nullable": True,
-                                             "metadata": {}}]}  # fmt: skip
-    return StructType.fromJson(wrapped).fields[0].dataType
