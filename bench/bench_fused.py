@@ -15,6 +15,11 @@ in ``df.write.format("noop")``, so every window is computed and nothing written)
   sink: the cost of reading and decoding the files and moving every row into the JVM, which
   the fused plan no longer pays in full.
 
+``--input text``: the same jobs over a text file's lines decoded by ``from_json`` (Spark's
+``spark.read.text`` + ``from_json``, sliceflow's ``from_json``; fused, decoding and local
+phase run in one Python step and the decoded rows never enter the JVM); the floor is
+sliceflow's ``from_json`` alone into the noop sink.
+
 ``--query dedup``: the first bid of each auction by ``dateTime``
 (``deduplicate(df, "auction", keep="first", order_by="dateTime")``) against Spark's
 ``row_number() over (partition by auction order by dateTime) = 1``.
@@ -25,6 +30,7 @@ dateTime) pairs; ties in ``dateTime`` leave the kept row free, in Spark too).
     python bench/bench_fused.py                    # 2,000,000 bids in 4 files, 3 rounds
     python bench/bench_fused.py --rows 200000 --repeat 1      # smoke run
     python bench/bench_fused.py --query dedup      # the deduplicate jobs
+    python bench/bench_fused.py --input text       # over read.text + from_json
     python bench/bench_fused.py --write-readme     # also update bench/README.md
 """
 
@@ -46,6 +52,7 @@ SPARK_DEDUP = "Spark: read.json + row_number() = 1"
 UNFUSED = "sliceflow, unfused (fusion.enabled=false)"
 FUSED = "sliceflow, fused"
 FLOOR = "sliceflow.json source alone, noop (floor)"
+TEXT_FLOOR = "read.text + sliceflow from_json alone, noop (floor)"
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -57,6 +64,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--write-readme", action="store_true")
     parser.add_argument("--note")
     parser.add_argument("--query", choices=("hop", "dedup"), default="hop")
+    parser.add_argument("--input", choices=("source", "text"), default="source")
     args = parser.parse_args(argv)
     command, header = run_header("bench/bench_fused.py", argv, args.note)
 
@@ -64,7 +72,7 @@ def main(argv: list[str] | None = None) -> None:
     from pyspark.sql import functions as F
 
     from sliceflow import window as W
-    from sliceflow.spark import deduplicate, window_agg
+    from sliceflow.spark import deduplicate, from_json, window_agg
     from sliceflow.testing import BID_DDL, write_bids
     from sliceflow.testing.spark import local_session
 
@@ -78,9 +86,23 @@ def main(argv: list[str] | None = None) -> None:
     hop = W.hop("dateTime", size="1 hour", slide="1 minute")
     aggs = [W.count().alias("n"), W.sum("price").alias("s"), W.max("price").alias("m")]
 
+    text = args.input == "text"
+
+    def read_ours() -> Any:
+        if text:
+            lines = spark.read.text(folder)
+            return lines.select(from_json("value", BID_DDL).alias("b")).select("b.*")
+        return spark.read.format("sliceflow.json").schema(BID_DDL).load(folder)
+
+    def read_theirs() -> Any:
+        if text:
+            lines = spark.read.text(folder)
+            return lines.select(F.from_json("value", BID_DDL).alias("b")).select("b.*")
+        return spark.read.schema(BID_DDL).json(folder)
+
     def ours(fusion: bool) -> Any:
         spark.conf.set("spark.sliceflow.fusion.enabled", str(fusion).lower())
-        df = spark.read.format("sliceflow.json").schema(BID_DDL).load(folder)
+        df = read_ours()
         if args.query == "dedup":
             picked = df.select("auction", "bidder", "price", "dateTime")
             return deduplicate(picked, "auction", keep="first", order_by="dateTime")
@@ -92,15 +114,14 @@ def main(argv: list[str] | None = None) -> None:
         if args.query == "dedup":
             first = Window.partitionBy("auction").orderBy("dateTime")
             return (
-                spark.read.schema(BID_DDL).json(folder)
+                read_theirs()
                 .select("auction", "bidder", "price", "dateTime")
                 .withColumn("rn", F.row_number().over(first))
                 .filter("rn = 1")
                 .drop("rn")
             )  # fmt: skip
         return (
-            spark.read.schema(BID_DDL)
-            .json(folder)
+            read_theirs()
             .groupBy(F.window("dateTime", "1 hour", "1 minute").alias("w"), "auction")
             .agg(F.count("*").alias("n"), F.sum("price").alias("s"), F.max("price").alias("m"))
             .select(F.col("w.start").alias("window_start"), F.col("w.end").alias("window_end"),
@@ -109,7 +130,8 @@ def main(argv: list[str] | None = None) -> None:
 
     fused, unfused = ours(True), ours(False)
     operator = "deduplicate" if args.query == "dedup" else "window_agg"
-    assert f"sliceflow.json+{operator}" in fused._jdf.queryExecution().analyzed().toString()
+    plan = fused._jdf.queryExecution().analyzed().toString()
+    assert (f"from_json_{operator}" if text else f"sliceflow.json+{operator}") in plan
     reference = theirs()
     for label, df in ((FUSED, fused), (UNFUSED, unfused)):
         a, b = (d.select("auction", "dateTime") if args.query == "dedup" else d
@@ -122,12 +144,15 @@ def main(argv: list[str] | None = None) -> None:
     def noop(df: Any) -> None:
         df.write.format("noop").mode("overwrite").save()
 
-    source = spark.read.format("sliceflow.json").schema(BID_DDL).load(folder)
+    source = read_ours()
+    spark_job = SPARK if args.query == "hop" else SPARK_DEDUP
+    if text:
+        spark_job = spark_job.replace("read.json", "read.text + from_json")
     jobs = [
-        (SPARK if args.query == "hop" else SPARK_DEDUP, lambda: noop(theirs())),
+        (spark_job, lambda: noop(theirs())),
         (UNFUSED, lambda: noop(unfused)),
         (FUSED, lambda: noop(fused)),
-        (FLOOR, lambda: noop(source)),
+        (TEXT_FLOOR if text else FLOOR, lambda: noop(source)),
     ]
     times = interleaved(jobs, args.repeat)
     spark.stop()
@@ -146,13 +171,16 @@ def main(argv: list[str] | None = None) -> None:
         if args.query == "dedup"
         else "hop(1 h, 1 min) count, sum, max per auction"
     )
+    if text:
+        job = f"read.text + from_json -> {job}"
     block = (
         f"{args.rows:,} bids in {args.files} NDJSON files -> {job}; `local[2]`; "
         f"{args.repeat} interleaved rounds after a warm-up round.\n\n" + "\n".join(rows) + "\n"
     )
     print(header + "\n\n" + block)
     if args.write_readme:
-        write_block("fused" if args.query == "hop" else "fused_dedup", block, header)
+        name = "fused" if args.query == "hop" else "fused_dedup"
+        write_block(name + ("_text" if text else ""), block, header)
     print(command, file=sys.stderr)
 
 

@@ -13,11 +13,10 @@ import pytest
 from pyspark.sql import functions as F
 from pyspark.sql.functions import udf
 from pyspark.sql.types import LongType
-from support.spark_helpers import assert_same_rows, spark_conf
+from support.spark_helpers import assert_same_rows, unfused_plan
 
 from sliceflow import window as W
 from sliceflow.spark import window_agg
-from sliceflow.spark._runtime.session_settings import FUSION_CONF
 from sliceflow.spark.json.fused_scan import FUSED_SOURCE_PREFIX
 from sliceflow.testing import BID_DDL, write_bids
 from sliceflow.testing.spark import window_bounds
@@ -39,10 +38,7 @@ def fused(df) -> bool:
 
 
 def unfused(spark, build):
-    with spark_conf(spark, FUSION_CONF, "false"):
-        out = build()
-    assert not fused(out)
-    return out
+    return unfused_plan(spark, build, fused)
 
 
 @pytest.fixture(scope="module")

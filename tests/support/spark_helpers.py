@@ -16,6 +16,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from sliceflow.spark._runtime.session_settings import FUSION_CONF
 from sliceflow.testing.spark import run_to_end
 
 
@@ -30,6 +31,15 @@ def spark_conf(spark, key: str, value: str) -> Iterator[None]:
             spark.conf.unset(key)
         else:
             spark.conf.set(key, old)
+
+
+def unfused_plan(spark, build: Callable[[], Any], fused: Callable[[Any], bool]) -> Any:
+    """``build()`` with ``spark.sliceflow.fusion.enabled=false``, checked by ``fused`` (the
+    test's way to see a fused plan) to be unfused."""
+    with spark_conf(spark, FUSION_CONF, "false"):
+        out = build()
+    assert not fused(out)
+    return out
 
 
 def write_micro_batches(folder: str, batches: Sequence[pa.Table], first: int = 0) -> None:

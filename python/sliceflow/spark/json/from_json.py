@@ -1,8 +1,18 @@
-"""``from_json`` for PySpark Columns, decoded by sliceflow's C++ kernel."""
+"""``from_json`` for PySpark Columns, decoded by sliceflow's C++ kernel.
+
+Each call's decoding (schema, options, session time zone, worker memory limits) is kept on the
+driver under a digest that names its UDF (``from_json.<digest>``), so that an operator over its
+fields can find it in the plan and run the same decoding inside its own local phase
+(:mod:`sliceflow.spark.json.from_json_lineage`). The kept decodings are bounded
+(:data:`KEPT_DECODINGS`, the oldest dropped first): a dropped one is only not fused.
+"""
 
 from __future__ import annotations
 
+import hashlib
+from collections import OrderedDict
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import pyarrow as pa
@@ -13,7 +23,7 @@ from pyspark.sql.pandas.functions import arrow_udf
 
 from sliceflow._runtime.spark_types import json_arrow_type, spark_type
 from sliceflow.json import DecodeSession
-from sliceflow.json.options import JsonOptions
+from sliceflow.json.options import JsonOptions, OptionValue
 from sliceflow.json.schemas import SchemaLike, resolve_schema, root_value_type
 from sliceflow.spark._runtime.columns import shown
 from sliceflow.spark._runtime.memory_conf import apply_in_worker
@@ -21,6 +31,60 @@ from sliceflow.spark._runtime.session_settings import SessionSettings
 
 if TYPE_CHECKING:
     from pyspark.sql._typing import UserDefinedFunctionLike
+
+__all__ = ["KEPT_DECODINGS", "UDF_PREFIX", "JsonDecoding", "decoding_of", "from_json"]
+
+#: How the name of a ``from_json`` UDF starts; a digest of its decoding follows.
+UDF_PREFIX = "from_json."
+#: How many decodings the driver keeps for fusion (distinct schemas and options).
+KEPT_DECODINGS = 256
+
+
+@dataclass(frozen=True)
+class JsonDecoding:
+    """What one ``from_json`` call decodes: a JSON text column into a struct of
+    ``spark_schema`` (``arrow_schema`` for the kernel), with Spark's JSON ``options`` in the
+    session's ``time_zone``."""
+
+    arrow_schema: SchemaLike
+    spark_schema: T.DataType
+    options: dict[str, OptionValue]
+    time_zone: str
+    memory_limits: dict[str, str]
+
+    def values(self, batches: Iterator[pa.Array]) -> Iterator[pa.Array]:
+        """Each batch of JSON text decoded (one Python worker's; sets its memory limits)."""
+        apply_in_worker(self.memory_limits)
+        session = DecodeSession(self.arrow_schema, self.options, self.time_zone)
+        for batch in batches:
+            session.feed(batch)
+            yield session.finish_values()
+
+    def digest(self) -> str:
+        """12 hex digits naming this decoding (its UDF's name after :data:`UDF_PREFIX`)."""
+        text = repr((str(self.arrow_schema), self.spark_schema.json(),
+                     sorted((k, repr(v)) for k, v in self.options.items()), self.time_zone,
+                     sorted(self.memory_limits.items())))  # fmt: skip
+        return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+_DECODINGS: OrderedDict[str, JsonDecoding] = OrderedDict()
+
+
+def decoding_of(udf_name: str) -> JsonDecoding | None:
+    """The decoding of the ``from_json`` UDF named ``udf_name`` made by this driver, or None."""
+    if not udf_name.startswith(UDF_PREFIX):
+        return None
+    return _DECODINGS.get(udf_name[len(UDF_PREFIX) :])
+
+
+def _kept(decoding: JsonDecoding) -> str:
+    digest = decoding.digest()
+    _DECODINGS[digest] = decoding
+    _DECODINGS.move_to_end(digest)
+    while len(_DECODINGS) > KEPT_DECODINGS:
+        _DECODINGS.popitem(last=False)
+    return UDF_PREFIX + digest
 
 
 def from_json(
@@ -54,16 +118,10 @@ def from_json(
     # A decoder made on the driver checks the options, patterns and time zone at once, so
     # that a mistake fails here and not inside a task.
     DecodeSession(arrow_schema, options_copy, time_zone)
-    memory_limits = settings.memory_limits
-
-    def decode_batches(batches: Iterator[pa.Array]) -> Iterator[pa.Array]:
-        apply_in_worker(memory_limits)
-        session = DecodeSession(arrow_schema, options_copy, time_zone)
-        for batch in batches:
-            session.feed(batch)
-            yield session.finish_values()
-
-    decode_batches.__name__ = "from_json"
+    decoding = JsonDecoding(arrow_schema, spark_schema, options_copy, time_zone,
+                            settings.memory_limits)  # fmt: skip
+    decode_batches = decoding.values
+    udf_name = _kept(decoding)
     column = F.col(col) if isinstance(col, str) else col
     # Spark's own from_json in a branch that never runs: the analyser checks the column's
     # type with Spark's error (DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE for an INT or BINARY
@@ -75,7 +133,7 @@ def from_json(
     name = f"from_json({shown(col)})"
     unique = _unique_names(spark_schema)
     if unique == spark_schema:
-        return _arrow_iter_udf(decode_batches, spark_schema)(checked).alias(name)
+        return _arrow_iter_udf(_named(decode_batches, udf_name), spark_schema)(checked).alias(name)
     # Arrow's Java StructVector keys children by name, so a struct with a repeated field name
     # cannot cross into the JVM: cross with unique names, then cast (by position) to the
     # user's schema. Spark gives each repeated name its last value and nulls the others.
@@ -85,8 +143,23 @@ def from_json(
         for decoded in decode_batches(batches):
             yield decoded.view(unique_arrow)
 
-    decode_unique.__name__ = "from_json"
-    return _arrow_iter_udf(decode_unique, unique)(checked).cast(spark_schema).alias(name)
+    return (
+        _arrow_iter_udf(_named(decode_unique, udf_name), unique)(checked)
+        .cast(spark_schema)
+        .alias(name)
+    )
+
+
+def _named(
+    fn: Callable[[Iterator[pa.Array]], Iterator[pa.Array]], name: str
+) -> Callable[[Iterator[pa.Array]], Iterator[pa.Array]]:
+    """``fn`` as a function named ``name`` (the UDF's name in the plan)."""
+
+    def decode(batches: Iterator[pa.Array]) -> Iterator[pa.Array]:
+        return fn(batches)
+
+    decode.__name__ = decode.__qualname__ = name
+    return decode
 
 
 def _unique_names(dtype: T.DataType) -> T.DataType:

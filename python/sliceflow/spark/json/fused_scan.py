@@ -26,8 +26,17 @@ offsets, listing, splits and commits, so a checkpoint restarts fused or not. A w
 between the scan and the operator is kept only for an operator that names its event-time
 column: each fused row carries its task's largest event time under the same delay.
 
-``df.explain()`` shows a fused plan by its scan's name (``sliceflow.json+window_agg.…``);
-``spark.sliceflow.fusion.enabled=false`` turns fusion off.
+An operator over the fields of a ``sliceflow.spark.from_json`` column (a text file's lines, a
+Kafka value; :mod:`sliceflow.spark.json.from_json_lineage`) is fused one step later: the text
+column leaves the JVM, and the decoding and the local phase run in one ``mapInArrow``, so the
+decoded rows never cross::
+
+    unfused: text ─ from_json (decoded rows into the JVM) ─ mapInArrow(local phase) ─ shuffle ...
+    fused:   text ─ mapInArrow(from_json + local phase) ─ JVM partials ─ shuffle ...
+
+``df.explain()`` shows a fused plan by its scan's name (``sliceflow.json+window_agg.…``), a
+fused ``from_json`` by its step's (``from_json_window_agg_local``, no ``from_json.<digest>``
+UDF); ``spark.sliceflow.fusion.enabled=false`` turns fusion off.
 
 Cost: on the driver, one plan walk and one data source registration per query built; in the
 tasks, the decode of the fields read, and no row conversion to or from the JVM of the input.
@@ -49,6 +58,7 @@ from pyspark.sql.streaming.datasource import ReadLimit, SupportsTriggerAvailable
 from pyspark.sql.types import StructField, StructType, TimestampType
 
 from sliceflow.spark.json.connect_lineage import connect_source_read
+from sliceflow.spark.json.from_json_lineage import from_json_read
 from sliceflow.spark.json.lineage import SourceRead, json_source_read
 from sliceflow.spark.json.source import (
     FileSplit,
@@ -85,11 +95,20 @@ def local_phase_frame(
     watermark is on (the fused rows then carry it; otherwise the watermark would be lost), and
     one without only when ``event_time`` is None.
 
+    Over the fields of a ``sliceflow.spark.from_json`` column (:mod:`from_json_lineage`), the
+    decoding and the local phase run in one Python step (a stream's only when ``streams``,
+    ``event_time`` is None and nothing below the decoding sets a watermark).
+
     ``selected`` holds exactly the local phase's input columns, in order."""
     read = _source_read(selected) if fusion else None
-    if read is None or (
-        read.streaming and (not streams or read.watermarked != (event_time is not None))
-    ):
+    if read is None:
+        decoded = from_json_read(selected) if fusion else None
+        if decoded is not None and (
+            not selected.isStreaming or (streams and event_time is None and not decoded.watermarked)
+        ):
+            return decoded.frame(phase, output)
+        return selected.mapInArrow(phase, output)
+    if read.streaming and (not streams or read.watermarked != (event_time is not None)):
         return selected.mapInArrow(phase, output)
     return _fused_read(selected, read, phase, output, operator, event_time)
 
