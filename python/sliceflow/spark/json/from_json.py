@@ -52,10 +52,14 @@ class JsonDecoding:
     time_zone: str
     memory_limits: dict[str, str]
 
-    def values(self, batches: Iterator[pa.Array]) -> Iterator[pa.Array]:
-        """Each batch of JSON text decoded (one Python worker's; sets its memory limits)."""
+    def session(self) -> DecodeSession:
+        """A decoder of this decoding, in a Python worker (sets the worker's memory limits)."""
         apply_in_worker(self.memory_limits)
-        session = DecodeSession(self.arrow_schema, self.options, self.time_zone)
+        return DecodeSession(self.arrow_schema, self.options, self.time_zone)
+
+    def values(self, batches: Iterator[pa.Array]) -> Iterator[pa.Array]:
+        """Each batch of JSON text decoded (one Python worker's)."""
+        session = self.session()
         for batch in batches:
             session.feed(batch)
             yield session.finish_values()

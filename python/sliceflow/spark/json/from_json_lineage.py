@@ -92,31 +92,32 @@ class FromJsonRead:
         decoding, columns = self.decoding, self.columns
 
         def fused(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-            held: list[pa.RecordBatch] = []
-
-            def texts() -> Iterator[pa.Array]:
-                for batch in batches:
-                    held.append(batch)
-                    yield batch.column(0)
-
-            def inputs() -> Iterator[pa.RecordBatch]:
-                for decoded in decoding.values(texts()):
-                    batch = held.pop()
-                    arrays = []
-                    for column in columns:
-                        if column.passed is not None:
-                            arrays.append(batch.column(column.passed))
-                            continue
-                        array: Any = decoded
-                        for ordinal in column.path or ():
-                            array = pc.struct_field(array, [ordinal])
-                        arrays.append(array)
-                    yield pa.RecordBatch.from_arrays(arrays, names=[c.name for c in columns])
-
-            return phase(inputs())
+            return phase(_inputs(decoding, columns, batches))
 
         fused.__name__ = "from_json_" + getattr(phase, "__name__", "local_phase")
         return selected.mapInArrow(fused, output)
+
+
+def _inputs(
+    decoding: JsonDecoding, columns: tuple[DecodedColumn, ...], batches: Iterator[pa.RecordBatch]
+) -> Iterator[pa.RecordBatch]:
+    """The operator's input batches: each batch's text (its first column) decoded, the
+    columns' fields extracted, the passed-through columns taken as they are."""
+    session = decoding.session()
+    names = [c.name for c in columns]
+    for batch in batches:
+        session.feed(batch.column(0))
+        decoded = session.finish_values()
+        arrays = []
+        for column in columns:
+            if column.passed is not None:
+                arrays.append(batch.column(column.passed))
+                continue
+            array: Any = decoded
+            for ordinal in column.path or ():  # a null struct gives null fields
+                array = pc.struct_field(array, [ordinal])
+            arrays.append(array)
+        yield pa.RecordBatch.from_arrays(arrays, names=names)
 
 
 def from_json_read(df: DataFrame) -> FromJsonRead | None:
