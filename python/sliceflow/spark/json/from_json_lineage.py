@@ -134,15 +134,6 @@ def from_json_read(df: DataFrame) -> FromJsonRead | None:
     if boundary is None:
         return None
     at, decoding, text, env = boundary
-    below_plan = plan
-    for _ in range(at + 1):
-        below_plan = below_plan.children().apply(0)
-    below = _frame(df, below_plan)
-    if below is None:
-        return None
-    names = below.columns
-    if len(set(names)) != len(names) or text[0] not in names:
-        return None
     for node in reversed(nodes[:at]):
         if node["class"] in PASS_THROUGH:
             continue
@@ -164,6 +155,16 @@ def from_json_read(df: DataFrame) -> FromJsonRead | None:
             return None
         columns.append(DecodedColumn(tree["name"], ref.path, ref.passed))
     if [c.name for c in columns] != list(df.columns):
+        return None
+    # Only now the plan below the decoding becomes a DataFrame (Spark analyses it again).
+    below_plan = plan
+    for _ in range(at + 1):
+        below_plan = below_plan.children().apply(0)
+    below = _frame(df, below_plan)
+    if below is None:
+        return None
+    names = below.columns
+    if len(set(names)) != len(names) or text[0] not in names:
         return None
     column = F.col(quote(text[0]))
     watermarked = any(node["class"] == _WATERMARK for node in nodes[at + 1 :])

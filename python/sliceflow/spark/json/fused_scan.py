@@ -102,11 +102,11 @@ def local_phase_frame(
     ``selected`` holds exactly the local phase's input columns, in order."""
     read = _source_read(selected) if fusion else None
     if read is None:
-        decoded = from_json_read(selected) if fusion else None
-        if decoded is not None and (
-            not selected.isStreaming or (streams and event_time is None and not decoded.watermarked)
-        ):
-            return decoded.frame(phase, output)
+        streaming = selected.isStreaming
+        if fusion and (not streaming or (streams and event_time is None)):
+            decoded = from_json_read(selected)
+            if decoded is not None and not (streaming and decoded.watermarked):
+                return decoded.frame(phase, output)
         return selected.mapInArrow(phase, output)
     if read.streaming and (not streams or read.watermarked != (event_time is not None)):
         return selected.mapInArrow(phase, output)
