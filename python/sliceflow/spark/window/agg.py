@@ -3,8 +3,13 @@
 ::
 
     df.select(keys, time, args) ─ mapInArrow(local phase: bundle buffer → partial rows)
-      ─ repartition(__key) ─ sortWithinPartitions(__key, __slice)
+      ─ repartition(__key) ─ sortWithinPartitions(xxhash64(__key), __key, __slice)
       ─ mapInArrow(global phase: per key, slices → windows, retract-merge) ─ result
+
+The global phase needs each key's partials together, in slice order; the order of the keys
+does not matter. Sorting by a hash of the key first lets Spark's sorter order almost every
+pair of rows by its 8-byte prefix: the encoded keys share their first bytes (a null flag and a
+length), so sorted by ``__key`` first nearly every comparison copied both keys out of the rows.
 
 Over a batch ``sliceflow.json`` read the local phase runs inside the read instead (the fused
 scan, :mod:`sliceflow.spark.json.fused_scan`): only the partial rows enter the JVM.
@@ -180,7 +185,9 @@ def window_agg(
     partials = local_phase_frame(
         selected, local_fn, partial_struct, "window_agg", call.settings.fusion
     )
-    shuffled = partials.repartition("__key").sortWithinPartitions("__key", "__slice")
+    shuffled = partials.repartition("__key").sortWithinPartitions(
+        F.xxhash64("__key"), "__key", "__slice"
+    )
     return shuffled.mapInArrow(global_fn, output_struct)
 
 
