@@ -11,8 +11,8 @@ cannot live beside it, so tests/spark/test_spark_connect.py runs this script in 
 the server for it, so that several Connect servers can run on one machine) and compares the
 folders with :func:`run_queries` on its classic session, row for row. ``summary.json`` in OUT
 holds the session's class, the metrics objects' errors and the time each query took;
-``fused.json`` whether each query of :data:`FUSED` (an operator over the ``sliceflow.json``
-source) read a fused scan.
+``fused.json`` whether each query of :data:`FUSED` and :data:`NOT_FUSED` (an operator over the
+``sliceflow.json`` source or ``from_json``'s fields) was fused.
 
 Before anything registers the source, the session reads with ``format("sliceflow.json")`` as a
 fresh process does (tests/jobs/fresh_process_job.py's :func:`run`, in its time zone): pyspark
@@ -35,8 +35,9 @@ from pyspark.sql import functions as F
 import sliceflow.spark as sfs
 from jobs import fresh_process_job
 from sliceflow import window as W
-from sliceflow.spark._runtime.session_settings import STREAM_FUSION_CONF
+from sliceflow.spark._runtime.session_settings import FUSION_CONF, STREAM_FUSION_CONF
 from sliceflow.spark._runtime.state_store import PROVIDER_CONF, ROCKSDB_PROVIDER
+from sliceflow.spark.json.from_json_lineage import FUSED_STEP_PREFIX
 from sliceflow.spark.json.fused_scan import FUSED_SOURCE_PREFIX
 from sliceflow.testing import BID_DDL
 
@@ -55,6 +56,8 @@ QUERIES = (
     "source_inferred",
     "source_stream",
     "window_batch",
+    "window_unfused",
+    "window_filtered",
     "window_stream",
     "changelog_batch",
     "changelog_stream",
@@ -71,17 +74,26 @@ QUERIES = (
     "window_fused_stream",
 )
 
-#: The queries over the sliceflow.json source that must be fused (their plans' names in
-#: ``OUT/fused.json``).
-FUSED = ("window_fused", "dedup_fused_stream", "window_fused_stream")
+#: The queries that must be fused (their plans' names in ``OUT/fused.json``): over the
+#: sliceflow.json source (a fused scan), and over from_json's fields (a fused step).
+FUSED = (
+    "window_batch",
+    "changelog_batch",
+    "topn_batch",
+    "window_fused",
+    "dedup_fused_stream",
+    "window_fused_stream",
+)
+#: Queries that must not be fused: a filter between from_json and the operator.
+NOT_FUSED = ("window_filtered",)
 
 
 def is_fused(df: DataFrame) -> bool:
-    """Whether ``df``'s plan reads a fused scan (classic: its analyzed plan; Connect: the
-    server's explain)."""
+    """Whether ``df``'s plan reads a fused scan or decodes from_json in a fused step (classic:
+    its analyzed plan; Connect: the server's explain)."""
     jdf = getattr(df, "_jdf", None)
     text = jdf.queryExecution().analyzed().toString() if jdf is not None else df._explain_string()
-    return FUSED_SOURCE_PREFIX in text
+    return FUSED_SOURCE_PREFIX in text or f" {FUSED_STEP_PREFIX}" in text
 
 
 def _bid_order() -> list[Any]:
@@ -130,13 +142,15 @@ def run_queries(spark: SparkSession, data: str, out: str) -> dict[str, float]:
     timed("source", source.write.parquet)
     inferred = spark.read.format("sliceflow.json").load(data)  # the schema inferred
     timed("source_inferred", inferred.write.parquet)
-    hop = sfs.window_agg(
-        bids,
-        W.hop("dateTime", size="2 seconds", slide="500 milliseconds"),
-        ["auction"],
-        _window_aggs(),
-    )
+    hop_spec = W.hop("dateTime", size="2 seconds", slide="500 milliseconds")
+    hop = sfs.window_agg(bids, hop_spec, ["auction"], _window_aggs())
     timed("window_batch", hop.write.parquet)
+    spark.conf.set(FUSION_CONF, "false")  # the same query, its from_json decoded apart
+    unfused = sfs.window_agg(bids, hop_spec, ["auction"], _window_aggs())
+    timed("window_unfused", unfused.write.parquet)
+    spark.conf.unset(FUSION_CONF)
+    filtered = sfs.window_agg(bids.filter("price > 0"), hop_spec, ["auction"], _window_aggs())
+    timed("window_filtered", filtered.write.parquet)
     by_channel = sfs.changelog_agg(
         bids,
         by=["channel"],
@@ -145,6 +159,9 @@ def run_queries(spark: SparkSession, data: str, out: str) -> dict[str, float]:
     timed("changelog_batch", by_channel.write.parquet)
     top = sfs.topn(bids, 3, by=["channel"], order_by=_bid_order())
     timed("topn_batch", top.write.parquet)
+    # Over from_json's fields: decoded and folded in one step, on either session.
+    fused = {"window_batch": hop, "changelog_batch": by_channel, "topn_batch": top,
+             "window_filtered": filtered}  # fmt: skip
     latest = sfs.deduplicate(bids, by=["auction"], keep="last", order_by="dateTime")
     timed("dedup_batch", latest.write.parquet)
     envelopes = bids.select(
@@ -232,7 +249,7 @@ def run_queries(spark: SparkSession, data: str, out: str) -> dict[str, float]:
 
     # Over the sliceflow.json source: fused, on either session.
     renamed = source.select("auction", F.col("price").alias("p"), "dateTime")
-    fused = {
+    fused |= {
         "window_fused": sfs.window_agg(
             renamed,
             W.hop("dateTime", size="2 seconds", slide="500 milliseconds"),

@@ -2,8 +2,9 @@
 data source with a schema, inferring one and streaming, ``window_agg``, ``changelog_agg``,
 ``topn`` (a changelog and a window Top-N), ``deduplicate`` and ``from_changelog``, batch and
 streaming) gives the classic session's rows; an operator over the ``sliceflow.json`` source,
-batch or stream, reads a fused scan on both sessions; and the metrics objects refuse a Connect
-session with a message that says where the counters are read.
+batch or stream, reads a fused scan on both sessions, and one over ``from_json``'s fields
+decodes in its fused step (the same rows as with fusion off); and the metrics objects refuse
+a Connect session with a message that says where the counters are read.
 
 The Connect session is started as a user starts one, ``SparkSession.builder.remote("local[2]")``
 (a local Connect server in the client's process). That server makes its own SparkContext, which
@@ -23,7 +24,7 @@ import time
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from jobs.connect_job import CONF, FUSED, QUERIES, run_queries
+from jobs.connect_job import CONF, FUSED, NOT_FUSED, QUERIES, run_queries
 from jobs.fresh_process_job import check
 from support import JOBS
 from support.spark_helpers import job_env
@@ -104,10 +105,15 @@ def test_connect_session_gives_the_classic_rows(spark, tmp_path):
         assert connect_rows == classic_rows, query
         assert connect_rows, f"{query} gave no rows"
 
-    # The queries over the sliceflow.json source are fused on both sessions.
+    # The queries over the sliceflow.json source or from_json's fields are fused on both
+    # sessions, and give the rows of the same query unfused.
+    assert _rows(os.path.join(connect_out, "window_batch")) == _rows(
+        os.path.join(connect_out, "window_unfused")
+    )
     for out in (classic_out, connect_out):
         with open(os.path.join(out, "fused.json"), encoding="utf-8") as f:
-            assert json.load(f) == dict.fromkeys(FUSED, True), out
+            flags = json.load(f)
+        assert flags == {**dict.fromkeys(FUSED, True), **dict.fromkeys(NOT_FUSED, False)}, out
     counts = {q: len(_rows(os.path.join(classic_out, q))[1]) for q in QUERIES}
     assert counts["from_json"] == counts["source"] == counts["source_stream"] == 2000
     assert counts["source_inferred"] == 2000

@@ -18,7 +18,8 @@ null where its parent struct is null, as ``GetStructField`` gives) or passed thr
 operator's input rows exactly: the decoding is the very :class:`JsonDecoding` the UDF runs.
 
 Cost: one ``toJSON()`` of the analyzed plan on the driver (milliseconds), when the query is
-built. Classic sessions only (a Spark Connect DataFrame has no analyzed plan on the client).
+built. Classic sessions (a Spark Connect DataFrame has no analyzed plan on the client:
+:mod:`sliceflow.spark.json.connect_from_json_lineage` reads it there).
 """
 
 from __future__ import annotations
@@ -45,8 +46,18 @@ from sliceflow.spark._runtime.analyzed_plan import (
 from sliceflow.spark._runtime.columns import quote
 from sliceflow.spark.json.from_json import JsonDecoding, decoding_of
 
-__all__ = ["DecodedColumn", "FromJsonRead", "from_json_read"]
+__all__ = [
+    "FUSED_STEP_PREFIX",
+    "DecodedColumn",
+    "FromJsonRead",
+    "crosses",
+    "from_json_read",
+    "type_at",
+]
 
+#: How the name of a fused step (decoding and local phase in one ``mapInArrow``) starts;
+#: ``explain()`` shows it, e.g. ``from_json_window_agg_local``.
+FUSED_STEP_PREFIX = "from_json_"
 #: The column of the fused step's input that holds the JSON text.
 TEXT = "__json"
 _WATERMARK = PLAN + "EventTimeWatermark"
@@ -94,7 +105,7 @@ class FromJsonRead:
         def fused(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
             return phase(_inputs(decoding, columns, batches))
 
-        fused.__name__ = "from_json_" + getattr(phase, "__name__", "local_phase")
+        fused.__name__ = FUSED_STEP_PREFIX + getattr(phase, "__name__", "local_phase")
         return selected.mapInArrow(fused, output)
 
 
@@ -151,7 +162,7 @@ def from_json_read(df: DataFrame) -> FromJsonRead | None:
     for expr in expressions(nodes[0]["projectList"]):
         tree = expression_tree(expr)[0]
         ref = env.get(tree["exprId"]["id"])
-        if ref is None or (ref.path == () and not _crosses(decoding.spark_schema)):
+        if ref is None or (ref.path == () and not crosses(decoding.spark_schema)):
             return None
         columns.append(DecodedColumn(tree["name"], ref.path, ref.passed))
     if [c.name for c in columns] != list(df.columns):
@@ -264,24 +275,24 @@ def _reference(
         inner = _reference(tree["children"][0], env, decoded)
         if inner is None or inner.path is None:
             return None  # a passed-through column's cast is Spark's to run
-        if _type_at(decoded, inner.path) != data_type(tree["dataType"]):
+        if type_at(decoded, inner.path) != data_type(tree["dataType"]):
             return None
         return inner
     return None
 
 
-def _type_at(data_type: DataType, path: tuple[int, ...]) -> DataType:
+def type_at(data_type: DataType, path: tuple[int, ...]) -> DataType:
     for ordinal in path:
         assert isinstance(data_type, StructType)
         data_type = data_type.fields[ordinal].dataType
     return data_type
 
 
-def _crosses(data_type: DataType) -> bool:
+def crosses(data_type: DataType) -> bool:
     """Whether a struct's names are unique at every level (Arrow's Java side needs them)."""
     if isinstance(data_type, StructType):
         names = data_type.names
-        return len(set(names)) == len(names) and all(_crosses(f.dataType) for f in data_type)
+        return len(set(names)) == len(names) and all(crosses(f.dataType) for f in data_type)
     return True
 
 

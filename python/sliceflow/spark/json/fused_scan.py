@@ -57,8 +57,9 @@ from pyspark.sql.datasource import DataSourceReader, DataSourceStreamReader, Inp
 from pyspark.sql.streaming.datasource import ReadLimit, SupportsTriggerAvailableNow
 from pyspark.sql.types import StructField, StructType, TimestampType
 
+from sliceflow.spark.json.connect_from_json_lineage import connect_from_json_read
 from sliceflow.spark.json.connect_lineage import connect_source_read
-from sliceflow.spark.json.from_json_lineage import from_json_read
+from sliceflow.spark.json.from_json_lineage import FromJsonRead, from_json_read
 from sliceflow.spark.json.lineage import SourceRead, json_source_read
 from sliceflow.spark.json.source import (
     FileSplit,
@@ -104,7 +105,7 @@ def local_phase_frame(
     if read is None:
         streaming = selected.isStreaming
         if fusion and (not streaming or (streams and event_time is None)):
-            decoded = from_json_read(selected)
+            decoded = _from_json_read(selected)
             if decoded is not None and not (streaming and decoded.watermarked):
                 return decoded.frame(phase, output)
         return selected.mapInArrow(phase, output)
@@ -118,6 +119,14 @@ def _source_read(df: DataFrame) -> SourceRead | None:
     if getattr(df, "_jdf", None) is None:
         return connect_source_read(df)
     return json_source_read(df)
+
+
+def _from_json_read(df: DataFrame) -> FromJsonRead | None:
+    """The ``from_json`` decoding ``df``'s columns are fields of, on a classic or a Connect
+    session."""
+    if getattr(df, "_jdf", None) is None:
+        return connect_from_json_read(df)
+    return from_json_read(df)
 
 
 def _fused_read(
