@@ -80,6 +80,8 @@ FUSED = (
     "window_batch",
     "changelog_batch",
     "topn_batch",
+    "window_stream",
+    "dedup_stream",
     "window_fused",
     "dedup_fused_stream",
     "window_fused_stream",
@@ -249,6 +251,7 @@ def run_queries(spark: SparkSession, data: str, out: str) -> dict[str, float]:
 
     # Over the sliceflow.json source: fused, on either session.
     renamed = source.select("auction", F.col("price").alias("p"), "dateTime")
+    fused |= {"window_stream": windows, "dedup_stream": first}  # a watermark above from_json
     fused |= {
         "window_fused": sfs.window_agg(
             renamed,

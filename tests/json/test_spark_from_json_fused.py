@@ -202,3 +202,47 @@ def test_a_stream_of_text_files_is_fused_with_stream_fusion(spark, bids, tmp_pat
         runs[flag] = (got, [p["numInputRows"] for p in started.recentProgress])
     assert len(runs["true"][0]) == 2 and runs["true"][0] == runs["false"][0]
     assert runs["true"][1] == runs["false"][1] and sum(runs["true"][1]) == 6_000
+
+
+def test_a_watermarked_stream_keeps_its_watermark_through_the_fused_step(spark, bids, tmp_path):
+    """A text file stream + from_json + withWatermark on a decoded field + a streaming
+    window_agg: fused with stream fusion (the step carries the event time and the watermark
+    is defined again on it), and each micro-batch's windows and watermark equal the unfused
+    plan's."""
+    folder = tmp_path / "in"
+    folder.mkdir()
+    base = time.time() - 100
+    for i, name in enumerate(sorted(os.listdir(bids))):
+        target = folder / name
+        target.write_bytes(open(os.path.join(bids, name), "rb").read())
+        os.utime(target, (base + i, base + i))
+
+    def build():
+        text = spark.readStream.option("maxFilesPerTrigger", 1).text(str(folder))
+        picked = (
+            text.select(from_json("value", BID_DDL).alias("b"))
+            .select("b.auction", "b.price", F.col("b.dateTime").alias("at"))
+            .withWatermark("at", "10 seconds")
+        )
+        return window_agg(picked, W.tumble("at", "1 minute"), ["auction"], AGGS[:2])
+
+    runs = {}
+    for flag in ("true", "false"):
+        with spark_conf(spark, STREAM_FUSION_CONF, flag):
+            out = build()
+        assert fused(out) == (flag == "true")
+        got: dict[int, list[tuple]] = {}
+
+        def keep(batch_df, batch_id: int, got=got) -> None:
+            got[batch_id] = sorted(tuple(r) for r in batch_df.collect())
+
+        writer = out.writeStream.outputMode("append").foreachBatch(keep)
+        query = writer.option("checkpointLocation", str(tmp_path / f"ck-{flag}"))
+        started = query.trigger(availableNow=True).start()
+        started.awaitTermination()
+        marks = [p["eventTime"].get("watermark") for p in started.recentProgress]
+        runs[flag] = (got, marks)
+    windows, marks = runs["true"]
+    assert windows == runs["false"][0] and marks == runs["false"][1]
+    assert sum(len(rows) for rows in windows.values()) > 0  # windows fired before the end
+    assert len(set(marks)) > 1  # the watermark moved

@@ -5,16 +5,16 @@
 A Connect client holds the user's plan unresolved (names, not attributes), so the plan is read
 in two parts, as :mod:`sliceflow.spark.json.connect_lineage` reads a ``sliceflow.json`` scan.
 On the client, from the top, every node must be a projection (``select``, ``withColumn``,
-``withColumnsRenamed``, ``alias``) down to the one whose columns hold the ``from_json`` UDF,
-alone, under aliases (and the cast ``from_json`` adds for repeated field names). What is below
-that projection is not looked at: it stays the user's plan. The server then resolves the
-names: the same nodes over a tagged copy are analysed once, where the UDF's struct (each
-nested field too) and each column of the DataFrame below carry a tag in their metadata. Spark
-keeps a field's metadata through exactly the expressions that pass its values on unchanged (a
-column or nested field reference, an alias, a rename), so each column of the analysed copy
-that carries a tag is that decoded field or that column passed through. Anything else (a
-filter, an expression, a cast, a second UDF, a column without a tag) gives ``None``, and the
-operator reads its input as any DataFrame.
+``withColumnsRenamed``, ``alias``) or one ``withWatermark``, down to the one whose columns hold
+the ``from_json`` UDF, alone, under aliases (and the cast ``from_json`` adds for repeated field
+names). What is below that projection is not looked at: it stays the user's plan. The server
+then resolves the names: the same nodes over a tagged copy are analysed once, where the UDF's
+struct (each nested field too) and each column of the DataFrame below carry a tag in their
+metadata. Spark keeps a field's metadata through exactly the expressions that pass its values
+on unchanged (a column or nested field reference, an alias, a rename), so each column of the
+analysed copy that carries a tag is that decoded field or that column passed through. Anything
+else (a filter, an expression, a cast, a second UDF, a column without a tag) gives ``None``,
+and the operator reads its input as any DataFrame.
 
 Invariant: a column is matched only if its tag carries this call's random nonce and its name
 and type equal the real plan's column's; the decoding is the very :class:`JsonDecoding` the
@@ -68,14 +68,15 @@ def connect_from_json_read(df: DataFrame) -> FromJsonRead | None:
                 return None
             if isinstance(found, tuple):
                 break
-        elif not isinstance(node, (cp.WithColumnsRenamed, cp.SubqueryAlias)):
+        elif not isinstance(node, (cp.WithColumnsRenamed, cp.SubqueryAlias, cp.WithWatermark)):
             return None
         chain.append(node)
         node = node._child
         if node is None:
             return None
     index, decoding, text = found
-    if node._child is None:
+    watermarks = sum(isinstance(n, cp.WithWatermark) for n in chain)
+    if node._child is None or watermarks > 1:
         return None
     session = df.sparkSession
     below: DataFrame = ConnectDataFrame(node._child, session)
@@ -99,7 +100,9 @@ def connect_from_json_read(df: DataFrame) -> FromJsonRead | None:
         if column is None:
             return None
         columns.append(column)
-    return FromJsonRead(below, text, decoding, tuple(columns), _watermarked(node._child))
+    return FromJsonRead(
+        below, text, decoding, tuple(columns), _watermarked(node._child), watermarks == 1
+    )
 
 
 def _decoding_column(node: Any) -> tuple[int, JsonDecoding, Any] | str | None:

@@ -6,12 +6,13 @@ a Kafka ``value`` cast to string), through column references only, or not.
 Python (its input columns, selected). From the top, every node must be a projection or a
 pass-through (``select``, ``withColumn``, ``alias``, a temporary view) of column references,
 nested field references of the decoded struct (``F.col("bid.price")``), aliases and casts that
-change nothing, down to the projection that holds the ``from_json`` column. That projection's
-other columns may pass the text DataFrame's own columns through (``select(from_json(...),
-"timestamp")``). The UDF's argument must be a column of the DataFrame below, or that column
-cast from BINARY to STRING. Anything else (a filter or a watermark above the decoding, two
-``from_json`` columns, an expression) gives ``None``, and the operator reads its input as any
-DataFrame. What is below the decoding is not looked at: it stays Spark's plan.
+change nothing, and at most one ``withWatermark``, down to the projection that holds the
+``from_json`` column. That projection's other columns may pass the text DataFrame's own
+columns through (``select(from_json(...), "timestamp")``). The UDF's argument must be a column
+of the DataFrame below, or that column cast from BINARY to STRING. Anything else (a filter
+above the decoding, two ``from_json`` columns, an expression) gives ``None``, and the operator
+reads its input as any DataFrame. What is below the decoding is not looked at: it stays
+Spark's plan.
 
 Invariant: the columns the read names, extracted from the decoded struct (a nested field's
 null where its parent struct is null, as ``GetStructField`` gives) or passed through, are the
@@ -44,6 +45,7 @@ from sliceflow.spark._runtime.analyzed_plan import (
     expressions,
 )
 from sliceflow.spark._runtime.columns import quote
+from sliceflow.spark.json.event_time import rewatermarked, timed_phase, with_event_time
 from sliceflow.spark.json.from_json import JsonDecoding, decoding_of
 
 __all__ = [
@@ -90,23 +92,39 @@ class FromJsonRead:
     columns: tuple[DecodedColumn, ...]
     #: Whether :attr:`below` has a ``withWatermark`` (the fused step's output would lose it).
     watermarked: bool = False
+    #: Whether a ``withWatermark`` sits between the decoding and the operator (a stream's,
+    #: on one of the operator's input columns: the fused step keeps it, see :meth:`frame`).
+    watermark_above: bool = False
 
     def frame(
         self,
         phase: Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]],
         output: StructType,
+        event_time: tuple[str, int] | None = None,
     ) -> DataFrame:
         """``phase`` over the operator's input, decoded in the same Python step: the text and
-        the passed-through columns go out of the JVM, ``phase``'s output comes back."""
+        the passed-through columns go out of the JVM, ``phase``'s output comes back. With
+        ``event_time`` (the input column a stream's watermark is on, and its delay in ms),
+        the output keeps that watermark (:mod:`sliceflow.spark.json.event_time`)."""
         passed = list(dict.fromkeys(c.passed for c in self.columns if c.passed is not None))
         selected = self.below.select(self.text.alias(TEXT), *[F.col(quote(p)) for p in passed])
         decoding, columns = self.decoding, self.columns
+        name = FUSED_STEP_PREFIX + getattr(phase, "__name__", "local_phase")
+        if event_time is None:
 
-        def fused(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-            return phase(_inputs(decoding, columns, batches))
+            def fused(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+                return phase(_inputs(decoding, columns, batches))
 
-        fused.__name__ = FUSED_STEP_PREFIX + getattr(phase, "__name__", "local_phase")
-        return selected.mapInArrow(fused, output)
+            fused.__name__ = name
+            return selected.mapInArrow(fused, output)
+        index = [c.name for c in columns].index(event_time[0])
+
+        def fused_timed(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+            return timed_phase(phase, _inputs(decoding, columns, batches), index)
+
+        fused_timed.__name__ = name
+        timed = selected.mapInArrow(fused_timed, with_event_time(output))
+        return rewatermarked(timed, event_time[1])
 
 
 def _inputs(
@@ -145,8 +163,11 @@ def from_json_read(df: DataFrame) -> FromJsonRead | None:
     if boundary is None:
         return None
     at, decoding, text, env = boundary
+    watermarks = sum(node["class"] == _WATERMARK for node in nodes[:at])
+    if watermarks > 1:
+        return None
     for node in reversed(nodes[:at]):
-        if node["class"] in PASS_THROUGH:
+        if node["class"] in PASS_THROUGH or node["class"] == _WATERMARK:
             continue
         level: dict[int, DecodedColumn] = {}
         for expr in expressions(node["projectList"]):
@@ -180,7 +201,7 @@ def from_json_read(df: DataFrame) -> FromJsonRead | None:
     column = F.col(quote(text[0]))
     watermarked = any(node["class"] == _WATERMARK for node in nodes[at + 1 :])
     return FromJsonRead(below, column.cast("string") if text[1] else column, decoding,
-                        tuple(columns), watermarked)  # fmt: skip
+                        tuple(columns), watermarked, watermarks == 1)  # fmt: skip
 
 
 def _boundary(
@@ -188,11 +209,11 @@ def _boundary(
 ) -> tuple[int, JsonDecoding, tuple[str, bool], dict[int, DecodedColumn]] | None:
     """The index of the projection that decodes, its decoding, its text column (name, cast
     from BINARY) and its output columns by attribute id; None unless every node above it is a
-    projection or a pass-through."""
+    projection, a pass-through or a watermark."""
     for at, node in enumerate(nodes):
         if node.get("num-children") != 1:
             return None
-        if node["class"] in PASS_THROUGH:
+        if node["class"] in PASS_THROUGH or node["class"] == _WATERMARK:
             continue
         if node["class"] != PLAN + "Project":
             return None

@@ -48,17 +48,17 @@ import hashlib
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, cast
 
-import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 from pyspark import cloudpickle
 from pyspark.sql import DataFrame
 from pyspark.sql.datasource import DataSourceReader, DataSourceStreamReader, InputPartition
 from pyspark.sql.streaming.datasource import ReadLimit, SupportsTriggerAvailableNow
-from pyspark.sql.types import StructField, StructType, TimestampType
+from pyspark.sql.types import StructType
 
 from sliceflow.spark.json.connect_from_json_lineage import connect_from_json_read
 from sliceflow.spark.json.connect_lineage import connect_source_read
+from sliceflow.spark.json.event_time import rewatermarked, timed_phase, with_event_time
 from sliceflow.spark.json.from_json_lineage import FromJsonRead, from_json_read
 from sliceflow.spark.json.lineage import SourceRead, json_source_read
 from sliceflow.spark.json.source import (
@@ -98,16 +98,21 @@ def local_phase_frame(
 
     Over the fields of a ``sliceflow.spark.from_json`` column (:mod:`from_json_lineage`), the
     decoding and the local phase run in one Python step (a stream's only when ``streams``,
-    ``event_time`` is None and nothing below the decoding sets a watermark).
+    nothing below the decoding sets a watermark, and ``event_time`` is given exactly when a
+    watermark sits between the decoding and the operator: the step keeps it).
 
     ``selected`` holds exactly the local phase's input columns, in order."""
     read = _source_read(selected) if fusion else None
     if read is None:
         streaming = selected.isStreaming
-        if fusion and (not streaming or (streams and event_time is None)):
-            decoded = _from_json_read(selected)
-            if decoded is not None and not (streaming and decoded.watermarked):
+        decoded = _from_json_read(selected) if fusion and (streams or not streaming) else None
+        if decoded is not None and not streaming:
+            return decoded.frame(phase, output)
+        if decoded is not None and not decoded.watermarked:
+            if event_time is None and not decoded.watermark_above:
                 return decoded.frame(phase, output)
+            if event_time is not None and decoded.watermark_above:
+                return decoded.frame(phase, output, (event_time, _delay_ms(selected, event_time)))
         return selected.mapInArrow(phase, output)
     if read.streaming and (not streams or read.watermarked != (event_time is not None)):
         return selected.mapInArrow(phase, output)
@@ -165,21 +170,15 @@ def _fused_read(
         stream = spark.readStream.format(attributes["fused_name"]).schema(output)
         return stream.options(**read.options).load()
     # A watermarked stream: each output row also carries the largest event time its task has
-    # read so far, under the same watermark delay as the input's, so the watermark (the
-    # largest event time less the delay) is the unfused plan's; the column is dropped after.
+    # read so far, under the same watermark delay as the input's (module event_time).
     assert event_time is not None
-    delay_ms = int(selected.schema[event_time].metadata["spark.watermarkDelayMs"])
-    stream = spark.readStream.format(attributes["fused_name"]).schema(_with_event_time(output))
-    fused = stream.options(**read.options).load()
-    return fused.withWatermark(EVENT_TIME, f"{delay_ms} milliseconds").drop(EVENT_TIME)
+    stream = spark.readStream.format(attributes["fused_name"]).schema(with_event_time(output))
+    return rewatermarked(stream.options(**read.options).load(), _delay_ms(selected, event_time))
 
 
-#: The column of a fused stream's rows that its watermark is defined on.
-EVENT_TIME = "__event_time"
-
-
-def _with_event_time(output: StructType) -> StructType:
-    return StructType([*output.fields, StructField(EVENT_TIME, TimestampType(), True)])
+def _delay_ms(selected: DataFrame, event_time: str) -> int:
+    """The watermark delay Spark keeps in the metadata of the stream's event-time column."""
+    return int(selected.schema[event_time].metadata["spark.watermarkDelayMs"])
 
 
 class _FusedJsonSource(JsonDataSource):
@@ -275,7 +274,7 @@ class FusedStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
     """The ``sliceflow.json`` stream's micro-batches (its offsets, listing, splits and commits
     unchanged, so a checkpoint restarts fused or not); a split's decoded fields go through the
     operator's local phase; with ``event_time``, each output row carries the largest event
-    time the task has read so far (:data:`EVENT_TIME`; the smallest timestamp before any)."""
+    time the task has read so far (:mod:`sliceflow.spark.json.event_time`)."""
 
     def __init__(
         self,
@@ -313,21 +312,5 @@ class FusedStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         return self._read_timed(partition, self.event_time)
 
     def _read_timed(self, partition: InputPartition, event_time: int) -> Iterator[pa.RecordBatch]:
-        latest = [_NO_TIME]
-
-        def inputs() -> Iterator[pa.RecordBatch]:
-            for batch in _input_columns(self.files.read(partition), self.columns):
-                top = pc.max(batch.column(event_time).cast(pa.int64())).as_py()
-                if top is not None and top > latest[0]:
-                    latest[0] = top
-                yield batch
-
-        for out in self.phase(inputs()):
-            times = pa.array(np.full(out.num_rows, latest[0]), pa.int64()).cast(_TIMESTAMP)
-            yield out.append_column(EVENT_TIME, times)
-
-
-_TIMESTAMP = pa.timestamp("us", tz="UTC")
-#: The event time of a task's rows before it has read a timed one: the smallest, so that the
-#: watermark (their largest) is left as the input's rows make it.
-_NO_TIME = np.iinfo(np.int64).min
+        inputs = _input_columns(self.files.read(partition), self.columns)
+        return timed_phase(self.phase, inputs, event_time)
