@@ -167,10 +167,8 @@ def test_failfast_through_the_fused_step_is_sparks_error(spark, tmp_path):
         assert "MALFORMED_RECORD_IN_PARSING" in text and "FAILFAST" in text, text
 
 
-def test_a_stream_of_text_files_is_fused_with_stream_fusion(spark, bids, tmp_path):
-    """A text file stream + from_json + a streaming changelog_agg: fused only with
-    spark.sliceflow.fusion.streams.enabled=true; each micro-batch equals the unfused plan's,
-    and the source's numInputRows is the lines read either way."""
+def _stream_folder(bids: str, tmp_path) -> str:
+    """The bid files copied into a folder, oldest first by mtime (one per micro-batch)."""
     folder = tmp_path / "in"
     folder.mkdir()
     base = time.time() - 100
@@ -178,13 +176,12 @@ def test_a_stream_of_text_files_is_fused_with_stream_fusion(spark, bids, tmp_pat
         target = folder / name
         target.write_bytes(open(os.path.join(bids, name), "rb").read())
         os.utime(target, (base + i, base + i))
+    return str(folder)
 
-    def build():
-        text = spark.readStream.option("maxFilesPerTrigger", 1).text(str(folder))
-        picked = text.select(from_json("value", BID_DDL).alias("b")).select("b.auction", "b.price")
-        return changelog_agg(picked, ["auction"], [W.count().alias("n"), W.sum("price").alias("s")])
 
-    assert not fused(build())  # streams: off by default
+def _fused_and_unfused(spark, build, tmp_path, measure):
+    """The stream ``build()`` makes run to its end with stream fusion on ("true") and off
+    ("false"): each run's rows per micro-batch and ``measure`` of each progress."""
     runs = {}
     for flag in ("true", "false"):
         with spark_conf(spark, STREAM_FUSION_CONF, flag):
@@ -199,7 +196,23 @@ def test_a_stream_of_text_files_is_fused_with_stream_fusion(spark, bids, tmp_pat
         query = writer.option("checkpointLocation", str(tmp_path / f"ck-{flag}"))
         started = query.trigger(availableNow=True).start()
         started.awaitTermination()
-        runs[flag] = (got, [p["numInputRows"] for p in started.recentProgress])
+        runs[flag] = (got, [measure(p) for p in started.recentProgress])
+    return runs
+
+
+def test_a_stream_of_text_files_is_fused_with_stream_fusion(spark, bids, tmp_path):
+    """A text file stream + from_json + a streaming changelog_agg: fused only with
+    spark.sliceflow.fusion.streams.enabled=true; each micro-batch equals the unfused plan's,
+    and the source's numInputRows is the lines read either way."""
+    folder = _stream_folder(bids, tmp_path)
+
+    def build():
+        text = spark.readStream.option("maxFilesPerTrigger", 1).text(folder)
+        picked = text.select(from_json("value", BID_DDL).alias("b")).select("b.auction", "b.price")
+        return changelog_agg(picked, ["auction"], [W.count().alias("n"), W.sum("price").alias("s")])
+
+    assert not fused(build())  # streams: off by default
+    runs = _fused_and_unfused(spark, build, tmp_path, lambda p: p["numInputRows"])
     assert len(runs["true"][0]) == 2 and runs["true"][0] == runs["false"][0]
     assert runs["true"][1] == runs["false"][1] and sum(runs["true"][1]) == 6_000
 
@@ -209,16 +222,10 @@ def test_a_watermarked_stream_keeps_its_watermark_through_the_fused_step(spark, 
     window_agg: fused with stream fusion (the step carries the event time and the watermark
     is defined again on it), and each micro-batch's windows and watermark equal the unfused
     plan's."""
-    folder = tmp_path / "in"
-    folder.mkdir()
-    base = time.time() - 100
-    for i, name in enumerate(sorted(os.listdir(bids))):
-        target = folder / name
-        target.write_bytes(open(os.path.join(bids, name), "rb").read())
-        os.utime(target, (base + i, base + i))
+    folder = _stream_folder(bids, tmp_path)
 
     def build():
-        text = spark.readStream.option("maxFilesPerTrigger", 1).text(str(folder))
+        text = spark.readStream.option("maxFilesPerTrigger", 1).text(folder)
         picked = (
             text.select(from_json("value", BID_DDL).alias("b"))
             .select("b.auction", "b.price", F.col("b.dateTime").alias("at"))
@@ -226,22 +233,7 @@ def test_a_watermarked_stream_keeps_its_watermark_through_the_fused_step(spark, 
         )
         return window_agg(picked, W.tumble("at", "1 minute"), ["auction"], AGGS[:2])
 
-    runs = {}
-    for flag in ("true", "false"):
-        with spark_conf(spark, STREAM_FUSION_CONF, flag):
-            out = build()
-        assert fused(out) == (flag == "true")
-        got: dict[int, list[tuple]] = {}
-
-        def keep(batch_df, batch_id: int, got=got) -> None:
-            got[batch_id] = sorted(tuple(r) for r in batch_df.collect())
-
-        writer = out.writeStream.outputMode("append").foreachBatch(keep)
-        query = writer.option("checkpointLocation", str(tmp_path / f"ck-{flag}"))
-        started = query.trigger(availableNow=True).start()
-        started.awaitTermination()
-        marks = [p["eventTime"].get("watermark") for p in started.recentProgress]
-        runs[flag] = (got, marks)
+    runs = _fused_and_unfused(spark, build, tmp_path, lambda p: p["eventTime"].get("watermark"))
     windows, marks = runs["true"]
     assert windows == runs["false"][0] and marks == runs["false"][1]
     assert sum(len(rows) for rows in windows.values()) > 0  # windows fired before the end
