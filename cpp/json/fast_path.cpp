@@ -106,25 +106,6 @@ bool may_exceed_jackson_limits(std::string_view doc, size_t max_digits, size_t m
 
 namespace {
 
-// Field names are short: two overlapping word compares beat a loop or a call to memcmp.
-inline bool same_name(std::string_view name, std::string_view key) {
-  const size_t n = key.size();
-  if (name.size() != n) return false;
-  if (n >= 8) return arrow::equal_bytes(name.data(), key.data(), n);
-  if (n >= 4) {
-    uint32_t x0, x1, y0, y1;
-    std::memcpy(&x0, name.data(), 4);
-    std::memcpy(&y0, key.data(), 4);
-    std::memcpy(&x1, name.data() + n - 4, 4);
-    std::memcpy(&y1, key.data() + n - 4, 4);
-    return ((x0 ^ y0) | (x1 ^ y1)) == 0;
-  }
-  for (size_t i = 0; i < n; ++i) {
-    if (name[i] != key[i]) return false;
-  }
-  return true;
-}
-
 // Two ASCII digits, or a value above 99 when either byte is not a digit.
 inline unsigned two_digits(const char* p) {
   const unsigned a = static_cast<unsigned char>(p[0]) - unsigned{'0'};
@@ -258,18 +239,6 @@ FastPath::FastPath(const Type& row_type, const Options& options)
   scan_fields_.emplace_back();  // past the last field: matches no key
 }
 
-FastPath::Node FastPath::make_node(const Type& type) {
-  Node node;
-  node.type = &type;
-  for (const auto& child : type.children) {
-    node.children.push_back(make_node(*child));
-    node.names.emplace_back(child->name);
-  }
-  // Keys past this many in one object are looked up without the cache.
-  if (type.kind == Kind::Struct) node.order.assign(type.children.size() + 8, -1);
-  return node;
-}
-
 bool FastPath::within_jackson_limits(std::string_view doc) const {
   const size_t max_digits = static_cast<size_t>(options_.max_number_length);
   return doc.size() <= std::min<size_t>(max_digits, 50000) ||
@@ -401,6 +370,10 @@ bool FastPath::scalar(element_type et, const Value& element, const Type& type, C
   return false;
 }
 
+// The tree walk (fast_path_tree.cpp) writes DOM scalars through it.
+template bool FastPath::scalar<simdjson::dom::element>(element_type, const simdjson::dom::element&,
+                                                       const Type&, ColumnBuilder&);
+
 bool FastPath::decode(std::string_view doc, size_t readable, ColumnBuilder& row) {
   if (!enabled_) return false;
   if (!within_jackson_limits(doc)) return false;
@@ -420,22 +393,8 @@ bool FastPath::decode(std::string_view doc, size_t readable, ColumnBuilder& row)
   if (parser_.parse(doc.data(), doc.size(), !padded).get(root) != simdjson::SUCCESS) return false;
   simdjson::dom::object obj;
   if (root.get_object().get(obj) != simdjson::SUCCESS) return false;
-  return object(obj, root_, row, true);
-}
-
-int FastPath::field_index(const Type& type, std::string_view key, size_t guess,
-                          bool is_root) const {
-  const size_t n = type.children.size();
-  // Fields mostly arrive in schema order: the one after the last is tried first.
-  if (unique_names_ && guess < n && same_name(type.children[guess]->name, key) &&
-      !(is_root && static_cast<int>(guess) == options_.corrupt_column)) {
-    return static_cast<int>(guess);
-  }
-  for (size_t i = n; i-- > 0;) {
-    if (is_root && static_cast<int>(i) == options_.corrupt_column) continue;
-    if (same_name(type.children[i]->name, key)) return static_cast<int>(i);
-  }
-  return -1;
+  if (root_.out != &row) bind(root_, row);
+  return object(obj, root_, true);
 }
 
 namespace {
@@ -651,84 +610,6 @@ bool FastPath::scan(std::string_view doc, size_t readable, ColumnBuilder& row) {
   // A missing field stays behind (ColumnBuilder::pad_to).
   row.finish_struct();
   return true;
-}
-
-bool FastPath::object(simdjson::dom::object obj, Node& node, ColumnBuilder& out, bool is_root) {
-  const Type& type = *node.type;
-  const int64_t slot = out.length();
-  const size_t n = type.children.size();
-  size_t guess = 0;
-  // Which children have one, while they fit in a word (else their lengths tell).
-  const bool track = n <= 64;
-  uint64_t seen = 0;
-  size_t position = 0;
-  for (const auto field : obj) {
-    int index = -1;
-    // The cache holds only what field_index returned for a key of the same name, so a hit is
-    // its answer too (with unique names; else field_index alone decides).
-    const int cached = position < node.order.size() ? node.order[position] : -1;
-    if (unique_names_ && cached >= 0 &&
-        same_name(node.names[static_cast<size_t>(cached)], field.key)) {
-      index = cached;
-    } else {
-      index = field_index(type, field.key, guess, is_root);
-      if (position < node.order.size()) node.order[position] = index;
-    }
-    ++position;
-    if (index < 0) continue;
-    guess = static_cast<size_t>(index) + 1;
-    ColumnBuilder& child = out.child(static_cast<size_t>(index));
-    const uint64_t bit = track ? uint64_t{1} << index : 0;
-    if (track ? (seen & bit) != 0 : child.length() > slot) {
-      child.truncate(slot);  // a repeated key replaces the value
-    } else {
-      seen |= bit;
-      child.pad_to(slot);  // the slots of the records that lacked this field
-    }
-    if (!value(field.value, node.children[static_cast<size_t>(index)], child)) return false;
-  }
-  // A missing field stays behind (ColumnBuilder::pad_to): a wide schema's record mostly
-  // lacks whole subtrees, which then cost nothing here.
-  out.finish_struct();
-  return true;
-}
-
-bool FastPath::value(simdjson::dom::element element, Node& node, ColumnBuilder& out) {
-  const Type& type = *node.type;
-  const element_type et = element.type();
-  if (et == element_type::NULL_VALUE) {
-    out.append_null();
-    return true;
-  }
-  switch (type.kind) {
-    case Kind::List: {
-      if (et != element_type::ARRAY) return false;
-      ColumnBuilder& elements = out.child(0);
-      Node& element_node = node.children[0];
-      for (const auto item : simdjson::dom::array(element)) {
-        if (!value(item, element_node, elements)) return false;
-      }
-      out.finish_list();
-      return true;
-    }
-    case Kind::Struct:
-      if (et != element_type::OBJECT) return false;
-      return object(simdjson::dom::object(element), node, out, false);
-    case Kind::Map: {
-      if (et != element_type::OBJECT) return false;
-      ColumnBuilder& keys = out.child(0);
-      ColumnBuilder& values = out.child(1);
-      Node& value_node = node.children[1];
-      for (const auto field : simdjson::dom::object(element)) {
-        if (!value(field.value, value_node, values)) return false;
-        keys.append_string(field.key);
-      }
-      out.finish_list();
-      return true;
-    }
-    default:
-      return scalar(et, element, type, out);
-  }
 }
 
 }  // namespace sliceflow::json

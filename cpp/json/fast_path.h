@@ -1,6 +1,7 @@
 // The fast path: a strict, fully validating parse of one document, written straight into the
 // builders. The common shape (an object of scalars) is read in one pass by scan(); any other
-// document goes through a simdjson DOM parse. Whenever Spark's answer could differ from the
+// document goes through a simdjson DOM parse and a walk of its tape (fast_path_tree.cpp, where
+// each node of the row type carries its builder). Whenever Spark's answer could differ from the
 // plain reading (lenient syntax, a value that fails to convert, numbers whose text matters),
 // it declines and the row is decoded again by SparkConverter.
 //
@@ -46,24 +47,32 @@ class FastPath {
   // document is not an object of integers, literals and ASCII strings without escapes, or
   // repeats a key, and the DOM path decides.
   bool scan(std::string_view doc, size_t readable, arrow::ColumnBuilder& row);
-  // A node of the row type as value() and object() walk it, with what object() learns of the
-  // records: records of one shape repeat their key order, so the field index of the k-th key
-  // of the previous object of this struct is tried first (one name compare instead of a
-  // search through the fields).
+  // How value() writes a node's column when the JSON value has the expected type: the common
+  // pairs inline, anything else through scalar() (or a decline).
+  enum class Walk : uint8_t { Scalar, Utf8, Int64, Bool, Struct, List, Map };
+  // A node of the row type as value() and object() walk it (fast_path_tree.cpp), with its
+  // builder and what object() learns of the records: records of one shape repeat their key
+  // order, so the field index of the k-th key of the previous object of this struct is tried
+  // first (one name compare instead of a search through the fields).
   struct Node {
     const arrow::Type* type = nullptr;
+    arrow::ColumnBuilder* out = nullptr;  // the builder of this node (bind())
+    Walk walk = Walk::Scalar;
     std::vector<Node> children;
     std::vector<std::string_view> names;  // the children's names, side by side
     std::vector<int32_t> order;           // structs: field index of the k-th key last time, or -1
   };
   static Node make_node(const arrow::Type& type);
-  bool value(simdjson::dom::element element, Node& node, arrow::ColumnBuilder& out);
+  // Points every node at its builder in `out`'s tree (built from the same type). The decoder
+  // passes the same row builder every time, whose children never change, so this runs once.
+  static void bind(Node& node, arrow::ColumnBuilder& out);
+  bool value(simdjson::dom::element element, Node& node);
   // A non-null scalar of JSON type `et` (a DOM element or a token of scan()) into a column.
   template <typename Value>
   bool scalar(simdjson::dom::element_type et, const Value& v, const arrow::Type& type,
               arrow::ColumnBuilder& out);
   int field_index(const arrow::Type& type, std::string_view key, size_t guess, bool is_root) const;
-  bool object(simdjson::dom::object object, Node& node, arrow::ColumnBuilder& out, bool is_root);
+  bool object(simdjson::dom::object object, Node& node, bool is_root);
   bool parse_canonical_timestamp(std::string_view s, int64_t offset_seconds, int64_t& micros);
 
   const arrow::Type& row_type_;

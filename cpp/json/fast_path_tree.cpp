@@ -1,0 +1,211 @@
+// The fast path's tree walk: a document that scan() does not take is parsed by simdjson's DOM
+// parser (FastPath::decode) and its tape walked here once, each value written straight into
+// its column's builder. Every node of the row type carries its builder (bound once) and how
+// its column is written, so the common pairs of column type and JSON type (a string into
+// STRING, an integer into BIGINT, a boolean, an object into a struct, an array into an array)
+// are written inline; any other pair goes through FastPath::scalar(), which declines whatever
+// Spark could read differently (the row then goes to the reference path).
+//
+// Invariants: a struct's fields are found through the key-order cache (Node::order; with
+// unique field names a cache hit is what field_index() returns for that key); a repeated key
+// replaces the earlier value, as Spark's converter does; a record's missing fields write
+// nothing (ColumnBuilder::pad_to fills their nulls when next written, or settle() does).
+// Cost: one pass over the tape, a name compare per key while records keep their key order,
+// and a copy of each string from simdjson's string buffer into its column; no allocation once
+// the builders have grown.
+#include <cstdint>
+#include <cstring>
+
+#include "arrow/builder.h"
+#include "arrow/type.h"
+#include "json/fast_path.h"
+
+namespace sliceflow::json {
+
+using arrow::ColumnBuilder;
+using arrow::Kind;
+using arrow::Type;
+using simdjson::dom::element_type;
+
+namespace {
+
+// Field names are short: two overlapping word compares beat a loop or a call to memcmp.
+inline bool same_name(std::string_view name, std::string_view key) {
+  const size_t n = key.size();
+  if (name.size() != n) return false;
+  if (n >= 8) return arrow::equal_bytes(name.data(), key.data(), n);
+  if (n >= 4) {
+    uint32_t x0, x1, y0, y1;
+    std::memcpy(&x0, name.data(), 4);
+    std::memcpy(&y0, key.data(), 4);
+    std::memcpy(&x1, name.data() + n - 4, 4);
+    std::memcpy(&y1, key.data() + n - 4, 4);
+    return ((x0 ^ y0) | (x1 ^ y1)) == 0;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (name[i] != key[i]) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+FastPath::Node FastPath::make_node(const Type& type) {
+  Node node;
+  node.type = &type;
+  switch (type.kind) {
+    case Kind::Utf8:
+      node.walk = Walk::Utf8;
+      break;
+    case Kind::Int64:
+      node.walk = Walk::Int64;
+      break;
+    case Kind::Bool:
+      node.walk = Walk::Bool;
+      break;
+    case Kind::Struct:
+      node.walk = Walk::Struct;
+      break;
+    case Kind::List:
+      node.walk = Walk::List;
+      break;
+    case Kind::Map:
+      node.walk = Walk::Map;
+      break;
+    default:
+      node.walk = Walk::Scalar;
+      break;
+  }
+  for (const auto& child : type.children) {
+    node.children.push_back(make_node(*child));
+    node.names.emplace_back(child->name);
+  }
+  // Keys past this many in one object are looked up without the cache.
+  if (type.kind == Kind::Struct) node.order.assign(type.children.size() + 8, -1);
+  return node;
+}
+
+int FastPath::field_index(const Type& type, std::string_view key, size_t guess,
+                          bool is_root) const {
+  const size_t n = type.children.size();
+  // Fields mostly arrive in schema order: the one after the last is tried first.
+  if (unique_names_ && guess < n && same_name(type.children[guess]->name, key) &&
+      !(is_root && static_cast<int>(guess) == options_.corrupt_column)) {
+    return static_cast<int>(guess);
+  }
+  for (size_t i = n; i-- > 0;) {
+    if (is_root && static_cast<int>(i) == options_.corrupt_column) continue;
+    if (same_name(type.children[i]->name, key)) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+void FastPath::bind(Node& node, ColumnBuilder& out) {
+  // ColumnBuilder makes one child per child of its type, in order, as make_node does.
+  node.out = &out;
+  for (size_t i = 0; i < node.children.size(); ++i) bind(node.children[i], out.child(i));
+}
+
+bool FastPath::object(simdjson::dom::object obj, Node& node, bool is_root) {
+  const Type& type = *node.type;
+  ColumnBuilder& out = *node.out;
+  const int64_t slot = out.length();
+  const size_t n = node.children.size();
+  size_t guess = 0;
+  // Which children have one, while they fit in a word (else their lengths tell).
+  const bool track = n <= 64;
+  uint64_t seen = 0;
+  size_t position = 0;
+  for (const auto field : obj) {
+    int index = -1;
+    // The cache holds only what field_index returned for a key of the same name, so a hit is
+    // its answer too (with unique names; else field_index alone decides).
+    const int cached = position < node.order.size() ? node.order[position] : -1;
+    if (unique_names_ && cached >= 0 &&
+        same_name(node.names[static_cast<size_t>(cached)], field.key)) {
+      index = cached;
+    } else {
+      index = field_index(type, field.key, guess, is_root);
+      if (position < node.order.size()) node.order[position] = index;
+    }
+    ++position;
+    if (index < 0) continue;
+    guess = static_cast<size_t>(index) + 1;
+    Node& child_node = node.children[static_cast<size_t>(index)];
+    ColumnBuilder& child = *child_node.out;
+    const uint64_t bit = track ? uint64_t{1} << index : 0;
+    if (track ? (seen & bit) != 0 : child.length() > slot) {
+      child.truncate(slot);  // a repeated key replaces the value
+    } else {
+      seen |= bit;
+      child.pad_to(slot);  // the slots of the records that lacked this field
+    }
+    if (!value(field.value, child_node)) return false;
+  }
+  // A missing field stays behind (ColumnBuilder::pad_to): a wide schema's record mostly
+  // lacks whole subtrees, which then cost nothing here.
+  out.finish_struct();
+  return true;
+}
+
+bool FastPath::value(simdjson::dom::element element, Node& node) {
+  ColumnBuilder& out = *node.out;
+  const element_type et = element.type();
+  // The element's type is checked before each value_unsafe().
+  switch (node.walk) {
+    case Walk::Utf8:
+      if (et != element_type::STRING) break;
+      out.append_string(element.get_string().value_unsafe());
+      return true;
+    case Walk::Int64:
+      if (et != element_type::INT64) break;
+      out.append_fixed<int64_t>(element.get_int64().value_unsafe());
+      return true;
+    case Walk::Bool:
+      if (et != element_type::BOOL) break;
+      out.append_bool(element.get_bool().value_unsafe());
+      return true;
+    case Walk::Struct:
+      if (et == element_type::OBJECT)
+        return object(element.get_object().value_unsafe(), node, false);
+      if (et == element_type::NULL_VALUE) break;
+      return false;
+    case Walk::List: {
+      if (et != element_type::ARRAY) {
+        if (et == element_type::NULL_VALUE) break;
+        return false;
+      }
+      Node& element_node = node.children[0];
+      const simdjson::dom::array items = element.get_array().value_unsafe();
+      for (const auto item : items) {
+        if (!value(item, element_node)) return false;
+      }
+      out.finish_list();
+      return true;
+    }
+    case Walk::Map: {
+      if (et != element_type::OBJECT) {
+        if (et == element_type::NULL_VALUE) break;
+        return false;
+      }
+      ColumnBuilder& keys = *node.children[0].out;
+      Node& value_node = node.children[1];
+      const simdjson::dom::object fields = element.get_object().value_unsafe();
+      for (const auto field : fields) {
+        if (!value(field.value, value_node)) return false;
+        keys.append_string(field.key);
+      }
+      out.finish_list();
+      return true;
+    }
+    case Walk::Scalar:
+      break;
+  }
+  if (et == element_type::NULL_VALUE) {
+    out.append_null();
+    return true;
+  }
+  return scalar(et, element, *node.type, out);
+}
+
+}  // namespace sliceflow::json
