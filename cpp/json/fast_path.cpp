@@ -370,9 +370,9 @@ bool FastPath::scalar(element_type et, const Value& element, const Type& type, C
   return false;
 }
 
-// The tree walk (fast_path_tree.cpp) writes DOM scalars through it.
-template bool FastPath::scalar<simdjson::dom::element>(element_type, const simdjson::dom::element&,
-                                                       const Type&, ColumnBuilder&);
+// The tree walk (fast_path_tree.cpp) writes tape scalars through it.
+template bool FastPath::scalar<FastPath::TapeScalar>(element_type, const TapeScalar&, const Type&,
+                                                     ColumnBuilder&);
 
 bool FastPath::decode(std::string_view doc, size_t readable, ColumnBuilder& row) {
   if (!enabled_) return false;
@@ -391,10 +391,11 @@ bool FastPath::decode(std::string_view doc, size_t readable, ColumnBuilder& row)
   simdjson::dom::element root;
   const bool padded = readable >= doc.size() + simdjson::SIMDJSON_PADDING;
   if (parser_.parse(doc.data(), doc.size(), !padded).get(root) != simdjson::SUCCESS) return false;
-  simdjson::dom::object obj;
-  if (root.get_object().get(obj) != simdjson::SUCCESS) return false;
+  const Tape tape{parser_.doc.tape.get(), parser_.doc.string_buf.get()};
+  // The root value follows the root word (index 0).
+  if (tape.type(1) != '{') return false;
   if (root_.out != &row) bind(root_, row);
-  return object(obj, root_, true);
+  return object(tape, 1, root_, true);
 }
 
 namespace {

@@ -18,6 +18,7 @@
 #include <simdjson.h>
 
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -66,13 +67,63 @@ class FastPath {
   // Points every node at its builder in `out`'s tree (built from the same type). The decoder
   // passes the same row builder every time, whose children never change, so this runs once.
   static void bind(Node& node, arrow::ColumnBuilder& out);
-  bool value(simdjson::dom::element element, Node& node);
-  // A non-null scalar of JSON type `et` (a DOM element or a token of scan()) into a column.
+  // The tape of the document the parser holds (simdjson's tape format, doc/tape.md: a word per
+  // value, its type in the top byte; strings as an offset into string_buf, where a 32-bit
+  // length precedes the bytes; an object or array start holds the index past its end).
+  struct Tape {
+    const uint64_t* words;
+    const uint8_t* strings;
+    char type(size_t i) const { return static_cast<char>(words[i] >> 56); }
+    std::string_view string(size_t i) const {
+      const uint8_t* p = strings + (words[i] & simdjson::internal::JSON_VALUE_MASK);
+      uint32_t length;
+      std::memcpy(&length, p, sizeof length);
+      return {reinterpret_cast<const char*>(p + sizeof length), length};
+    }
+    uint64_t next_word(size_t i) const { return words[i + 1]; }
+    // The index of the value after the one at i.
+    size_t after(size_t i) const {
+      switch (type(i)) {
+        case '{':
+        case '[':
+          return static_cast<uint32_t>(words[i]);
+        case 'l':
+        case 'u':
+        case 'd':
+          return i + 2;
+        default:
+          return i + 1;
+      }
+    }
+  };
+  // A scalar on the tape, read by scalar() as it reads a token of scan().
+  struct TapeScalar {
+    const Tape& tape;
+    size_t index;
+    explicit operator bool() const { return tape.type(index) == 't'; }
+    explicit operator int64_t() const {
+      const uint64_t w = tape.next_word(index);
+      int64_t v;
+      std::memcpy(&v, &w, sizeof v);
+      return v;
+    }
+    explicit operator double() const {
+      const uint64_t w = tape.next_word(index);
+      double v;
+      std::memcpy(&v, &w, sizeof v);
+      return v;
+    }
+    explicit operator std::string_view() const { return tape.string(index); }
+  };
+  // The value at tape index i into node's column; false declines the document.
+  bool value(const Tape& tape, size_t i, Node& node);
+  // A non-null scalar of JSON type `et` (a tape value or a token of scan()) into a column.
   template <typename Value>
   bool scalar(simdjson::dom::element_type et, const Value& v, const arrow::Type& type,
               arrow::ColumnBuilder& out);
   int field_index(const arrow::Type& type, std::string_view key, size_t guess, bool is_root) const;
-  bool object(simdjson::dom::object object, Node& node, bool is_root);
+  // The object at tape index i into node's struct column.
+  bool object(const Tape& tape, size_t i, Node& node, bool is_root);
   bool parse_canonical_timestamp(std::string_view s, int64_t offset_seconds, int64_t& micros);
 
   const arrow::Type& row_type_;

@@ -1,8 +1,9 @@
 // The fast path's tree walk: a document that scan() does not take is parsed by simdjson's DOM
-// parser (FastPath::decode) and its tape walked here once, each value written straight into
-// its column's builder. Every node of the row type carries its builder (bound once) and how
-// its column is written, so the common pairs of column type and JSON type (a string into
-// STRING, an integer into BIGINT, a boolean, an object into a struct, an array into an array)
+// parser (FastPath::decode) and its tape walked here once, word by word (FastPath::Tape: the
+// tape format of simdjson's doc/tape.md, read from the parser's document), each value
+// written straight into its column's builder. Every node of the row type carries its builder (bound
+// once) and how its column is written, so the common pairs of column type and JSON type (a string
+// into STRING, an integer into BIGINT, a boolean, an object into a struct, an array into an array)
 // are written inline; any other pair goes through FastPath::scalar(), which declines whatever
 // Spark could read differently (the row then goes to the reference path).
 //
@@ -106,7 +107,7 @@ void FastPath::bind(Node& node, ColumnBuilder& out) {
   for (size_t i = 0; i < node.children.size(); ++i) bind(node.children[i], out.child(i));
 }
 
-bool FastPath::object(simdjson::dom::object obj, Node& node, bool is_root) {
+bool FastPath::object(const Tape& tape, size_t i, Node& node, bool is_root) {
   const Type& type = *node.type;
   ColumnBuilder& out = *node.out;
   const int64_t slot = out.length();
@@ -116,16 +117,20 @@ bool FastPath::object(simdjson::dom::object obj, Node& node, bool is_root) {
   const bool track = n <= 64;
   uint64_t seen = 0;
   size_t position = 0;
-  for (const auto field : obj) {
+  // Keys and values alternate up to the closing '}', the word before the index past it.
+  const size_t end = tape.after(i) - 1;
+  for (size_t k = i + 1; k < end;) {
+    const std::string_view key = tape.string(k);
+    const size_t v = k + 1;
+    k = tape.after(v);
     int index = -1;
     // The cache holds only what field_index returned for a key of the same name, so a hit is
     // its answer too (with unique names; else field_index alone decides).
     const int cached = position < node.order.size() ? node.order[position] : -1;
-    if (unique_names_ && cached >= 0 &&
-        same_name(node.names[static_cast<size_t>(cached)], field.key)) {
+    if (unique_names_ && cached >= 0 && same_name(node.names[static_cast<size_t>(cached)], key)) {
       index = cached;
     } else {
-      index = field_index(type, field.key, guess, is_root);
+      index = field_index(type, key, guess, is_root);
       if (position < node.order.size()) node.order[position] = index;
     }
     ++position;
@@ -140,7 +145,7 @@ bool FastPath::object(simdjson::dom::object obj, Node& node, bool is_root) {
       seen |= bit;
       child.pad_to(slot);  // the slots of the records that lacked this field
     }
-    if (!value(field.value, child_node)) return false;
+    if (!value(tape, v, child_node)) return false;
   }
   // A missing field stays behind (ColumnBuilder::pad_to): a wide schema's record mostly
   // lacks whole subtrees, which then cost nothing here.
@@ -148,52 +153,52 @@ bool FastPath::object(simdjson::dom::object obj, Node& node, bool is_root) {
   return true;
 }
 
-bool FastPath::value(simdjson::dom::element element, Node& node) {
+bool FastPath::value(const Tape& tape, size_t i, Node& node) {
   ColumnBuilder& out = *node.out;
-  const element_type et = element.type();
-  // The element's type is checked before each value_unsafe().
+  const char t = tape.type(i);
   switch (node.walk) {
     case Walk::Utf8:
-      if (et != element_type::STRING) break;
-      out.append_string(element.get_string().value_unsafe());
+      if (t != '"') break;
+      out.append_string(tape.string(i));
       return true;
     case Walk::Int64:
-      if (et != element_type::INT64) break;
-      out.append_fixed<int64_t>(element.get_int64().value_unsafe());
+      if (t != 'l') break;
+      out.append_fixed<int64_t>(static_cast<int64_t>(TapeScalar{tape, i}));
       return true;
     case Walk::Bool:
-      if (et != element_type::BOOL) break;
-      out.append_bool(element.get_bool().value_unsafe());
+      if (t != 't' && t != 'f') break;
+      out.append_bool(t == 't');
       return true;
     case Walk::Struct:
-      if (et == element_type::OBJECT)
-        return object(element.get_object().value_unsafe(), node, false);
-      if (et == element_type::NULL_VALUE) break;
+      if (t == '{') return object(tape, i, node, false);
+      if (t == 'n') break;
       return false;
     case Walk::List: {
-      if (et != element_type::ARRAY) {
-        if (et == element_type::NULL_VALUE) break;
+      if (t != '[') {
+        if (t == 'n') break;
         return false;
       }
       Node& element_node = node.children[0];
-      const simdjson::dom::array items = element.get_array().value_unsafe();
-      for (const auto item : items) {
-        if (!value(item, element_node)) return false;
+      const size_t end = tape.after(i) - 1;  // the closing ']'
+      for (size_t k = i + 1; k < end; k = tape.after(k)) {
+        if (!value(tape, k, element_node)) return false;
       }
       out.finish_list();
       return true;
     }
     case Walk::Map: {
-      if (et != element_type::OBJECT) {
-        if (et == element_type::NULL_VALUE) break;
+      if (t != '{') {
+        if (t == 'n') break;
         return false;
       }
       ColumnBuilder& keys = *node.children[0].out;
       Node& value_node = node.children[1];
-      const simdjson::dom::object fields = element.get_object().value_unsafe();
-      for (const auto field : fields) {
-        if (!value(field.value, value_node)) return false;
-        keys.append_string(field.key);
+      const size_t end = tape.after(i) - 1;  // the closing '}'
+      for (size_t k = i + 1; k < end;) {
+        const size_t v = k + 1;
+        if (!value(tape, v, value_node)) return false;
+        keys.append_string(tape.string(k));
+        k = tape.after(v);
       }
       out.finish_list();
       return true;
@@ -201,11 +206,13 @@ bool FastPath::value(simdjson::dom::element element, Node& node) {
     case Walk::Scalar:
       break;
   }
-  if (et == element_type::NULL_VALUE) {
+  if (t == 'n') {
     out.append_null();
     return true;
   }
-  return scalar(et, element, *node.type, out);
+  // The tape's type letters are element_type's, but for false ('f').
+  const element_type et = t == 'f' ? element_type::BOOL : static_cast<element_type>(t);
+  return scalar(et, TapeScalar{tape, i}, *node.type, out);
 }
 
 }  // namespace sliceflow::json
