@@ -117,6 +117,7 @@ class FastPath {
   };
   // The value at tape index i into node's column; false declines the document.
   bool value(const Tape& tape, size_t i, Node& node);
+  static bool plain(const Tape& tape, size_t i, const Node& node);
   // A non-null scalar of JSON type `et` (a tape value or a token of scan()) into a column.
   template <typename Value>
   bool scalar(simdjson::dom::element_type et, const Value& v, const arrow::Type& type,

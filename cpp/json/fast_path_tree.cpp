@@ -107,6 +107,29 @@ void FastPath::bind(Node& node, ColumnBuilder& out) {
   for (size_t i = 0; i < node.children.size(); ++i) bind(node.children[i], out.child(i));
 }
 
+// The common scalars (a string into STRING, an integer into BIGINT, a boolean) written in the
+// caller's loop, without the call to value(); false when the pair is another one.
+inline bool FastPath::plain(const Tape& tape, size_t i, const Node& node) {
+  const char t = tape.type(i);
+  ColumnBuilder& out = *node.out;
+  switch (node.walk) {
+    case Walk::Utf8:
+      if (t != '"') return false;
+      out.append_string(tape.string(i));
+      return true;
+    case Walk::Int64:
+      if (t != 'l') return false;
+      out.append_fixed<int64_t>(static_cast<int64_t>(TapeScalar{tape, i}));
+      return true;
+    case Walk::Bool:
+      if (t != 't' && t != 'f') return false;
+      out.append_bool(t == 't');
+      return true;
+    default:
+      return false;
+  }
+}
+
 bool FastPath::object(const Tape& tape, size_t i, Node& node, bool is_root) {
   const Type& type = *node.type;
   ColumnBuilder& out = *node.out;
@@ -145,7 +168,7 @@ bool FastPath::object(const Tape& tape, size_t i, Node& node, bool is_root) {
       seen |= bit;
       child.pad_to(slot);  // the slots of the records that lacked this field
     }
-    if (!value(tape, v, child_node)) return false;
+    if (!plain(tape, v, child_node) && !value(tape, v, child_node)) return false;
   }
   // A missing field stays behind (ColumnBuilder::pad_to): a wide schema's record mostly
   // lacks whole subtrees, which then cost nothing here.
@@ -181,7 +204,7 @@ bool FastPath::value(const Tape& tape, size_t i, Node& node) {
       Node& element_node = node.children[0];
       const size_t end = tape.after(i) - 1;  // the closing ']'
       for (size_t k = i + 1; k < end; k = tape.after(k)) {
-        if (!value(tape, k, element_node)) return false;
+        if (!plain(tape, k, element_node) && !value(tape, k, element_node)) return false;
       }
       out.finish_list();
       return true;
