@@ -55,12 +55,26 @@ class FastPath {
   // builder and what object() learns of the records: records of one shape repeat their key
   // order, so the field index of the k-th key of the previous object of this struct is tried
   // first (one name compare instead of a search through the fields).
+  // A field name as object() matches a key against it: one 8-byte load at the key's length
+  // in simdjson's string buffer (a 32-bit length, then the bytes) holds the length and the
+  // first 4 bytes, compared with `head` under `mask` (bytes past a shorter name are masked
+  // off; the buffer has SIMDJSON_PADDING bytes past its largest use, so the load stays in
+  // it). Names of 5 to 8 bytes compare their last 4 bytes with `tail`; longer ones the rest.
+  struct NameProbe {
+    uint64_t head = 0;
+    uint64_t mask = 0;
+    uint32_t tail = 0;
+    uint32_t length = 0;
+  };
+  static NameProbe name_probe(std::string_view name);
+  static bool matches(const NameProbe& probe, std::string_view name, const uint8_t* entry);
   struct Node {
     const arrow::Type* type = nullptr;
     arrow::ColumnBuilder* out = nullptr;  // the builder of this node (bind())
     Walk walk = Walk::Scalar;
     std::vector<Node> children;
     std::vector<std::string_view> names;  // the children's names, side by side
+    std::vector<NameProbe> probes;        // and as object() matches them
     std::vector<int32_t> order;           // structs: field index of the k-th key last time, or -1
   };
   static Node make_node(const arrow::Type& type);
@@ -74,6 +88,10 @@ class FastPath {
     const uint64_t* words;
     const uint8_t* strings;
     char type(size_t i) const { return static_cast<char>(words[i] >> 56); }
+    // Where the string at i starts in the string buffer: its 32-bit length, then its bytes.
+    const uint8_t* string_at(size_t i) const {
+      return strings + (words[i] & simdjson::internal::JSON_VALUE_MASK);
+    }
     std::string_view string(size_t i) const {
       const uint8_t* p = strings + (words[i] & simdjson::internal::JSON_VALUE_MASK);
       uint32_t length;

@@ -14,6 +14,7 @@
 // Cost: one pass over the tape, a name compare per key while records keep their key order,
 // and a copy of each string from simdjson's string buffer into its column; no allocation once
 // the builders have grown.
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 
@@ -51,6 +52,39 @@ inline bool same_name(std::string_view name, std::string_view key) {
 
 }  // namespace
 
+// What object() compares a key with to match `name` (see NameProbe).
+FastPath::NameProbe FastPath::name_probe(std::string_view name) {
+  NameProbe probe;
+  if (name.size() > UINT32_MAX) {
+    probe.mask = ~uint64_t{0};  // matches no key: every key is shorter
+    probe.head = ~uint64_t{0};
+    return probe;
+  }
+  probe.length = static_cast<uint32_t>(name.size());
+  const size_t head = std::min<size_t>(name.size(), 4);
+  uint32_t first = 0;
+  std::memcpy(&first, name.data(), head);
+  probe.head = uint64_t{probe.length} | uint64_t{first} << 32;
+  probe.mask = head == 4 ? ~uint64_t{0} : (uint64_t{1} << (32 + 8 * head)) - 1;
+  if (name.size() > 4) std::memcpy(&probe.tail, name.data() + name.size() - 4, 4);
+  return probe;
+}
+
+// Whether the key whose length and bytes start at `entry` in the string buffer is `name`.
+inline bool FastPath::matches(const NameProbe& probe, std::string_view name, const uint8_t* entry) {
+  uint64_t head;
+  std::memcpy(&head, entry, sizeof head);
+  if (((head ^ probe.head) & probe.mask) != 0) return false;
+  const size_t n = probe.length;
+  if (n <= 4) return true;
+  const uint8_t* key = entry + 4;
+  uint32_t tail;
+  std::memcpy(&tail, key + n - 4, sizeof tail);
+  if (tail != probe.tail) return false;
+  return n <= 8 ||
+         arrow::equal_bytes(name.data() + 4, reinterpret_cast<const char*>(key) + 4, n - 8);
+}
+
 FastPath::Node FastPath::make_node(const Type& type) {
   Node node;
   node.type = &type;
@@ -80,6 +114,7 @@ FastPath::Node FastPath::make_node(const Type& type) {
   for (const auto& child : type.children) {
     node.children.push_back(make_node(*child));
     node.names.emplace_back(child->name);
+    node.probes.push_back(name_probe(child->name));
   }
   // Keys past this many in one object are looked up without the cache.
   if (type.kind == Kind::Struct) node.order.assign(type.children.size() + 8, -1);
@@ -150,7 +185,9 @@ bool FastPath::object(const Tape& tape, size_t i, Node& node, bool is_root) {
     // The cache holds only what field_index returned for a key of the same name, so a hit is
     // its answer too (with unique names; else field_index alone decides).
     const int cached = position < node.order.size() ? node.order[position] : -1;
-    if (unique_names_ && cached >= 0 && same_name(node.names[static_cast<size_t>(cached)], key)) {
+    if (unique_names_ && cached >= 0 &&
+        matches(node.probes[static_cast<size_t>(cached)], node.names[static_cast<size_t>(cached)],
+                tape.string_at(v - 1))) {
       index = cached;
     } else {
       index = field_index(type, key, guess, is_root);
