@@ -377,3 +377,34 @@ def test_nested_events_fast_path_equals_reference_path():
         fast = sj.decode_to_struct(array, schema)
         reference = sj.decode_to_struct(array, schema, options=REFERENCE)
         assert_same(fast, reference, docs)
+
+
+NESTED_NAMES = ["", "a", "ab", "abc", "abcd", "abcde", "abcdefgh", "abcdefghi", "abcdefghijklmnopq"]
+# Keys one byte away from a name (first, middle or last byte), shorter or longer by one.
+NEAR_KEYS = ["b", "ac", "abd", "abce", "abcdf", "xbcde", "abcdefgx", "abcdXfghi"]
+NEAR_KEYS += ["abcdefghXjklmnopq", "abcdefghijklmnopx", "abcdefghijklmnop", "abcdefghijklmnopqr"]
+
+
+@given(
+    st.lists(
+        st.lists(
+            st.tuples(st.sampled_from(NESTED_NAMES + NEAR_KEYS), st.integers(-5, 5) | st.none()),
+            max_size=8,
+        ),
+        min_size=1,
+        max_size=12,
+    )
+)
+def test_nested_field_names_of_every_length_match_as_the_reference_path_matches(records):
+    """A nested struct's keys are matched against its field names by their length and bytes
+    (one word for up to 4 bytes, the last 4 up to 8, the rest beyond): names of 0 to 17 bytes
+    and keys that differ from them in one byte or in length, in any order, repeated or not."""
+    schema = "s STRUCT<" + ", ".join(f"`{n}`: BIGINT" for n in NESTED_NAMES) + ">"
+    docs = [
+        '{"s": {' + ", ".join(f"{json.dumps(k)}: {json.dumps(v)}" for k, v in record) + "}}"
+        for record in records
+    ]
+    array = pa.array(docs, pa.string())
+    fast = sj.decode_to_struct(array, schema)
+    reference = sj.decode_to_struct(array, schema, options=REFERENCE)
+    assert_same(fast, reference, docs)
