@@ -68,13 +68,21 @@ class FastPath {
   };
   static NameProbe name_probe(std::string_view name);
   static bool matches(const NameProbe& probe, std::string_view name, const uint8_t* entry);
+  struct Node;
+  // What object() needs of one field of a struct, next to its siblings' (Node::fields).
+  struct Field {
+    NameProbe probe;
+    arrow::ColumnBuilder* out = nullptr;  // the field's builder (bind())
+    Node* node = nullptr;                 // the field's node (bind())
+    Walk walk = Walk::Scalar;
+  };
   struct Node {
     const arrow::Type* type = nullptr;
     arrow::ColumnBuilder* out = nullptr;  // the builder of this node (bind())
     Walk walk = Walk::Scalar;
     std::vector<Node> children;
     std::vector<std::string_view> names;  // the children's names, side by side
-    std::vector<NameProbe> probes;        // and as object() matches them
+    std::vector<Field> fields;            // structs: the children as object() reads them
     std::vector<int32_t> order;           // structs: field index of the k-th key last time, or -1
   };
   static Node make_node(const arrow::Type& type);
@@ -135,7 +143,7 @@ class FastPath {
   };
   // The value at tape index i into node's column; false declines the document.
   bool value(const Tape& tape, size_t i, Node& node);
-  static bool plain(const Tape& tape, size_t i, const Node& node);
+  static bool plain(const Tape& tape, size_t i, Walk walk, arrow::ColumnBuilder& out);
   // A non-null scalar of JSON type `et` (a tape value or a token of scan()) into a column.
   template <typename Value>
   bool scalar(simdjson::dom::element_type et, const Value& v, const arrow::Type& type,

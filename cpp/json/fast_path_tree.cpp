@@ -114,7 +114,10 @@ FastPath::Node FastPath::make_node(const Type& type) {
   for (const auto& child : type.children) {
     node.children.push_back(make_node(*child));
     node.names.emplace_back(child->name);
-    node.probes.push_back(name_probe(child->name));
+    Field field;
+    field.probe = name_probe(child->name);
+    field.walk = node.children.back().walk;
+    node.fields.push_back(field);
   }
   // Keys past this many in one object are looked up without the cache.
   if (type.kind == Kind::Struct) node.order.assign(type.children.size() + 8, -1);
@@ -139,15 +142,18 @@ int FastPath::field_index(const Type& type, std::string_view key, size_t guess,
 void FastPath::bind(Node& node, ColumnBuilder& out) {
   // ColumnBuilder makes one child per child of its type, in order, as make_node does.
   node.out = &out;
-  for (size_t i = 0; i < node.children.size(); ++i) bind(node.children[i], out.child(i));
+  for (size_t i = 0; i < node.children.size(); ++i) {
+    bind(node.children[i], out.child(i));
+    node.fields[i].out = &out.child(i);
+    node.fields[i].node = &node.children[i];
+  }
 }
 
 // The common scalars (a string into STRING, an integer into BIGINT, a boolean) written in the
 // caller's loop, without the call to value(); false when the pair is another one.
-inline bool FastPath::plain(const Tape& tape, size_t i, const Node& node) {
+inline bool FastPath::plain(const Tape& tape, size_t i, Walk walk, ColumnBuilder& out) {
   const char t = tape.type(i);
-  ColumnBuilder& out = *node.out;
-  switch (node.walk) {
+  switch (walk) {
     case Walk::Utf8:
       if (t != '"') return false;
       out.append_string(tape.string(i));
@@ -186,8 +192,8 @@ bool FastPath::object(const Tape& tape, size_t i, Node& node, bool is_root) {
     // its answer too (with unique names; else field_index alone decides).
     const int cached = position < node.order.size() ? node.order[position] : -1;
     if (unique_names_ && cached >= 0 &&
-        matches(node.probes[static_cast<size_t>(cached)], node.names[static_cast<size_t>(cached)],
-                tape.string_at(v - 1))) {
+        matches(node.fields[static_cast<size_t>(cached)].probe,
+                node.names[static_cast<size_t>(cached)], tape.string_at(v - 1))) {
       index = cached;
     } else {
       index = field_index(type, key, guess, is_root);
@@ -196,8 +202,8 @@ bool FastPath::object(const Tape& tape, size_t i, Node& node, bool is_root) {
     ++position;
     if (index < 0) continue;
     guess = static_cast<size_t>(index) + 1;
-    Node& child_node = node.children[static_cast<size_t>(index)];
-    ColumnBuilder& child = *child_node.out;
+    const Field& field = node.fields[static_cast<size_t>(index)];
+    ColumnBuilder& child = *field.out;
     const uint64_t bit = track ? uint64_t{1} << index : 0;
     if (track ? (seen & bit) != 0 : child.length() > slot) {
       child.truncate(slot);  // a repeated key replaces the value
@@ -205,7 +211,7 @@ bool FastPath::object(const Tape& tape, size_t i, Node& node, bool is_root) {
       seen |= bit;
       child.pad_to(slot);  // the slots of the records that lacked this field
     }
-    if (!plain(tape, v, child_node) && !value(tape, v, child_node)) return false;
+    if (!plain(tape, v, field.walk, child) && !value(tape, v, *field.node)) return false;
   }
   // A missing field stays behind (ColumnBuilder::pad_to): a wide schema's record mostly
   // lacks whole subtrees, which then cost nothing here.
@@ -241,7 +247,10 @@ bool FastPath::value(const Tape& tape, size_t i, Node& node) {
       Node& element_node = node.children[0];
       const size_t end = tape.after(i) - 1;  // the closing ']'
       for (size_t k = i + 1; k < end; k = tape.after(k)) {
-        if (!plain(tape, k, element_node) && !value(tape, k, element_node)) return false;
+        if (!plain(tape, k, element_node.walk, *element_node.out) &&
+            !value(tape, k, element_node)) {
+          return false;
+        }
       }
       out.finish_list();
       return true;
