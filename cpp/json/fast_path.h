@@ -6,9 +6,9 @@
 // it declines and the row is decoded again by SparkConverter.
 //
 // Nested records (wide inferred schemas): a struct's fields are found through a key-order
-// cache (the field index of the k-th key of the previous object: one name compare a key while
-// records keep their shape), and a record's missing fields write nothing: their columns stay
-// behind and get their nulls in bulk when next written (ColumnBuilder::pad_to) or settled, so
+// cache (the field index of the k-th key of the previous object: one masked word compare a
+// key while records keep their shape), and a record's missing fields write nothing: their columns
+// stay behind and get their nulls in bulk when next written (ColumnBuilder::pad_to) or settled, so
 // the row builder's struct children may be shorter than it between documents (the Decoder
 // settles it before the reference path and export does). No allocation per document once the
 // builders and the parser have grown; cost is simdjson's DOM parse of the document plus one

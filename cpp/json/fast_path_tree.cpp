@@ -1,19 +1,25 @@
 // The fast path's tree walk: a document that scan() does not take is parsed by simdjson's DOM
 // parser (FastPath::decode) and its tape walked here once, word by word (FastPath::Tape: the
-// tape format of simdjson's doc/tape.md, read from the parser's document), each value
-// written straight into its column's builder. Every node of the row type carries its builder (bound
-// once) and how its column is written, so the common pairs of column type and JSON type (a string
-// into STRING, an integer into BIGINT, a boolean, an object into a struct, an array into an array)
-// are written inline; any other pair goes through FastPath::scalar(), which declines whatever
-// Spark could read differently (the row then goes to the reference path).
+// tape format of simdjson's doc/tape.md, read from the parser's document: its tape and
+// string buffer), each value written straight into its column's builder. Every node of the row
+// type carries its builder (bound once) and how its column is written; a struct keeps its
+// fields' name probes, builders and nodes side by side (Node::fields). The common pairs of
+// column type and JSON type (a string into STRING, an integer into BIGINT, a boolean) are
+// written in the loop over the fields or elements, objects and arrays by object() and value();
+// any other pair goes through FastPath::scalar(), which declines whatever Spark could read
+// differently (the row then goes to the reference path).
 //
 // Invariants: a struct's fields are found through the key-order cache (Node::order; with
-// unique field names a cache hit is what field_index() returns for that key); a repeated key
-// replaces the earlier value, as Spark's converter does; a record's missing fields write
-// nothing (ColumnBuilder::pad_to fills their nulls when next written, or settle() does).
-// Cost: one pass over the tape, a name compare per key while records keep their key order,
-// and a copy of each string from simdjson's string buffer into its column; no allocation once
-// the builders have grown.
+// unique field names a cache hit is what field_index() returns for that key), a hit checked
+// by one masked 8-byte compare of the key's length and first bytes in the string buffer
+// (NameProbe; the buffer has SIMDJSON_PADDING bytes past its largest use, so the load stays
+// inside it) plus its last bytes for longer names; a repeated key replaces the earlier value,
+// as Spark's converter does; a record's missing fields write nothing (ColumnBuilder::pad_to
+// fills their nulls when next written, or settle() does); recursion is bounded by the
+// parser's maximum depth.
+// Cost: one pass over the tape, a word compare per key while records keep their key order, and
+// a copy of each string from simdjson's string buffer into its column; no allocation once the
+// builders have grown.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
