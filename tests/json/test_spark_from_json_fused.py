@@ -19,6 +19,7 @@ from sliceflow import window as W
 from sliceflow.spark import changelog_agg, deduplicate, from_json, topn, window_agg
 from sliceflow.spark._runtime.session_settings import STREAM_FUSION_CONF
 from sliceflow.spark.json.from_json import UDF_PREFIX
+from sliceflow.spark.json.from_json_lineage import FUSED_STEP_PREFIX
 from sliceflow.testing import BID_DDL, write_bids
 from sliceflow.testing.spark import window_bounds
 
@@ -33,7 +34,7 @@ def fused(df) -> bool:
     """Whether ``df`` decodes its from_json inside the operator's step: the plan has the
     fused step and no from_json UDF."""
     plan = df._jdf.queryExecution().analyzed().toString()
-    return "from_json_" in plan and UDF_PREFIX not in plan
+    return FUSED_STEP_PREFIX in plan and UDF_PREFIX not in plan
 
 
 def unfused(spark, build):

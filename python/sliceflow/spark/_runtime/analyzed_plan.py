@@ -15,7 +15,16 @@ from typing import Any
 
 from pyspark.sql.types import DataType, StructType
 
-__all__ = ["EXPR", "PASS_THROUGH", "PLAN", "data_type", "expressions", "expression_tree"]
+__all__ = [
+    "EXPR",
+    "PASS_THROUGH",
+    "PLAN",
+    "WATERMARK",
+    "data_type",
+    "expression_tree",
+    "expressions",
+    "type_at",
+]
 
 #: How the class names of Catalyst's expressions start.
 EXPR = "org.apache.spark.sql.catalyst.expressions."
@@ -23,6 +32,8 @@ EXPR = "org.apache.spark.sql.catalyst.expressions."
 PLAN = "org.apache.spark.sql.catalyst.plans.logical."
 #: Nodes that pass their child's columns through unchanged (a temporary view's name).
 PASS_THROUGH = (PLAN + "SubqueryAlias", PLAN + "View")
+#: ``withWatermark``: passes its child's columns through (a stream's).
+WATERMARK = PLAN + "EventTimeWatermark"
 
 
 def expressions(value: Any) -> list[list[dict[str, Any]]]:
@@ -49,3 +60,11 @@ def data_type(value: Any) -> DataType:
     wrapped = {"type": "struct", "fields": [{"name": "x", "type": value, "nullable": True,
                                              "metadata": {}}]}  # fmt: skip
     return StructType.fromJson(wrapped).fields[0].dataType
+
+
+def type_at(data_type: DataType, path: tuple[int, ...]) -> DataType:
+    """The type of the nested field ``GetStructField`` ordinals ``path`` reach in a struct."""
+    for ordinal in path:
+        assert isinstance(data_type, StructType)
+        data_type = data_type.fields[ordinal].dataType
+    return data_type

@@ -36,14 +36,10 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.types import DataType, StructField, StructType
 
+from sliceflow.spark._runtime.analyzed_plan import type_at
 from sliceflow.spark._runtime.columns import quote
 from sliceflow.spark.json.from_json import JsonDecoding, decoding_of
-from sliceflow.spark.json.from_json_lineage import (
-    DecodedColumn,
-    FromJsonRead,
-    crosses,
-    type_at,
-)
+from sliceflow.spark.json.from_json_lineage import DecodedColumn, FromJsonRead, crosses
 
 __all__ = ["connect_from_json_read"]
 

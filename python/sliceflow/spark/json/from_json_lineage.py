@@ -40,9 +40,11 @@ from sliceflow.spark._runtime.analyzed_plan import (
     EXPR,
     PASS_THROUGH,
     PLAN,
+    WATERMARK,
     data_type,
     expression_tree,
     expressions,
+    type_at,
 )
 from sliceflow.spark._runtime.columns import quote
 from sliceflow.spark.json.event_time import rewatermarked, timed_phase, with_event_time
@@ -54,7 +56,6 @@ __all__ = [
     "FromJsonRead",
     "crosses",
     "from_json_read",
-    "type_at",
 ]
 
 #: How the name of a fused step (decoding and local phase in one ``mapInArrow``) starts;
@@ -62,7 +63,6 @@ __all__ = [
 FUSED_STEP_PREFIX = "from_json_"
 #: The column of the fused step's input that holds the JSON text.
 TEXT = "__json"
-_WATERMARK = PLAN + "EventTimeWatermark"
 
 
 @dataclass(frozen=True)
@@ -163,11 +163,11 @@ def from_json_read(df: DataFrame) -> FromJsonRead | None:
     if boundary is None:
         return None
     at, decoding, text, env = boundary
-    watermarks = sum(node["class"] == _WATERMARK for node in nodes[:at])
+    watermarks = sum(node["class"] == WATERMARK for node in nodes[:at])
     if watermarks > 1:
         return None
     for node in reversed(nodes[:at]):
-        if node["class"] in PASS_THROUGH or node["class"] == _WATERMARK:
+        if node["class"] in PASS_THROUGH or node["class"] == WATERMARK:
             continue
         level: dict[int, DecodedColumn] = {}
         for expr in expressions(node["projectList"]):
@@ -199,7 +199,7 @@ def from_json_read(df: DataFrame) -> FromJsonRead | None:
     if len(set(names)) != len(names) or text[0] not in names:
         return None
     column = F.col(quote(text[0]))
-    watermarked = any(node["class"] == _WATERMARK for node in nodes[at + 1 :])
+    watermarked = any(node["class"] == WATERMARK for node in nodes[at + 1 :])
     return FromJsonRead(below, column.cast("string") if text[1] else column, decoding,
                         tuple(columns), watermarked, watermarks == 1)  # fmt: skip
 
@@ -213,7 +213,7 @@ def _boundary(
     for at, node in enumerate(nodes):
         if node.get("num-children") != 1:
             return None
-        if node["class"] in PASS_THROUGH or node["class"] == _WATERMARK:
+        if node["class"] in PASS_THROUGH or node["class"] == WATERMARK:
             continue
         if node["class"] != PLAN + "Project":
             return None
@@ -300,13 +300,6 @@ def _reference(
             return None
         return inner
     return None
-
-
-def type_at(data_type: DataType, path: tuple[int, ...]) -> DataType:
-    for ordinal in path:
-        assert isinstance(data_type, StructType)
-        data_type = data_type.fields[ordinal].dataType
-    return data_type
 
 
 def crosses(data_type: DataType) -> bool:

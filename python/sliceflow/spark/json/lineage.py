@@ -32,9 +32,11 @@ from sliceflow.spark._runtime.analyzed_plan import (
     EXPR,
     PASS_THROUGH,
     PLAN,
+    WATERMARK,
     data_type,
     expression_tree,
     expressions,
+    type_at,
 )
 
 __all__ = ["SourceColumn", "SourceRead", "json_source_read"]
@@ -42,8 +44,6 @@ __all__ = ["SourceColumn", "SourceRead", "json_source_read"]
 _RELATION = "org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation"
 #: A stream's scan before the query starts (``spark.readStream...load()``).
 _STREAM_RELATION = "org.apache.spark.sql.catalyst.streaming.StreamingRelationV2"
-#: ``withWatermark``: passes its child's columns through (a stream's only, and only one).
-_WATERMARK = PLAN + "EventTimeWatermark"
 
 
 @dataclass(frozen=True)
@@ -144,7 +144,7 @@ def json_source_read(df: DataFrame) -> SourceRead | None:
         a["exprId"]["id"]: (a["name"], ()) for a in attributes
     }
     for node in reversed(chain[:-1]):
-        if node["class"] in PASS_THROUGH or node["class"] == _WATERMARK:
+        if node["class"] in PASS_THROUGH or node["class"] == WATERMARK:
             continue
         level: dict[int, tuple[str, tuple[int, ...]]] = {}
         for expr in expressions(node["projectList"]):
@@ -171,7 +171,7 @@ def json_source_read(df: DataFrame) -> SourceRead | None:
         columns.append(SourceColumn(column["name"], ref[0], ref[1]))
     if [c.name for c in columns] != list(df.columns):
         return None
-    watermarked = any(node["class"] == _WATERMARK for node in chain)
+    watermarked = any(node["class"] == WATERMARK for node in chain)
     return SourceRead(read_options, schema, tuple(columns), streaming, watermarked)
 
 
@@ -182,7 +182,7 @@ def _chain(nodes: list[dict[str, Any]], streaming: bool) -> list[dict[str, Any]]
     for node in nodes[:-1]:
         if node.get("num-children") != 1:
             return None
-        if node["class"] == _WATERMARK and streaming:
+        if node["class"] == WATERMARK and streaming:
             watermarks += 1
         elif node["class"] != PLAN + "Project" and node["class"] not in PASS_THROUGH:
             return None
@@ -203,15 +203,9 @@ def _reference(
         return None if inner is None else (inner[0], (*inner[1], int(tree["ordinal"])))
     if kind == EXPR + "Cast":
         inner = _reference(tree["children"][0], env, schema)
-        if inner is None or _type_at(schema, inner) != data_type(tree["dataType"]):
+        if inner is None or type_at(schema[inner[0]].dataType, inner[1]) != data_type(
+            tree["dataType"]
+        ):
             return None  # a cast that converts is Spark's to run
         return inner
     return None
-
-
-def _type_at(schema: StructType, ref: tuple[str, tuple[int, ...]]) -> DataType:
-    data_type = schema[ref[0]].dataType
-    for ordinal in ref[1]:
-        assert isinstance(data_type, StructType)
-        data_type = data_type.fields[ordinal].dataType
-    return data_type
