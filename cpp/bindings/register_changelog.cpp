@@ -90,7 +90,23 @@ class PyAggregator {
     }
     return bytes_of(out.data(), out.size());
   }
+  py::bytes dump_changes() {
+    arrow::ByteBuffer out;
+    {
+      py::gil_scoped_release release;
+      agg_.dump_changes(out);
+    }
+    return bytes_of(out.data(), out.size());
+  }
+  void apply_changes(const py::bytes& payload) {
+    const std::string_view view = payload;
+    py::gil_scoped_release release;
+    agg_.apply_changes(view);
+  }
   void reset() { agg_.reset(); }
+  void reset_stats() { agg_.reset_stats(); }
+  size_t changed_keys() const { return agg_.changed_keys(); }
+  size_t key_slots() const { return agg_.key_slots(); }
   size_t live_keys() const { return agg_.live_keys(); }
   size_t memory_usage() const { return agg_.memory_usage(); }
   py::dict stats() const { return counters_dict(agg_.stats().named()); }
@@ -133,8 +149,15 @@ void register_changelog(py::module_& m) {
            "End of input (emit='final': queue one +I row per live key).")
       .def("take", &PyAggregator::take, "Output rows built so far (a capsule) or None.")
       .def("dump", &PyAggregator::dump,
-           "The live keys' state as bytes (the payload of a state value).")
+           "The live keys' state as bytes (the payload of a state value); every key clean.")
+      .def("dump_changes", &PyAggregator::dump_changes,
+           "The changed keys' states since the last dump()/dump_changes() (a changes payload).")
+      .def("apply_changes", &PyAggregator::apply_changes, py::arg("payload"),
+           "Apply a changes payload: each key takes its new state or leaves.")
       .def("reset", &PyAggregator::reset, "Forget every key (reuse for the next bucket).")
+      .def("reset_stats", &PyAggregator::reset_stats, "Zero the counters, keeping the keys.")
+      .def("changed_keys", &PyAggregator::changed_keys)
+      .def("key_slots", &PyAggregator::key_slots)
       .def("live_keys", &PyAggregator::live_keys)
       .def("memory_usage", &PyAggregator::memory_usage)
       .def("stats", &PyAggregator::stats);

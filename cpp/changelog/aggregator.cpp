@@ -49,6 +49,7 @@ uint32_t Aggregator::key_id(std::string_view key, uint64_t hash) {
   if (keys_.size() != before) {
     rows_.push_back(0);
     mark_.push_back(0);
+    changed_.push_back(0);
     for (auto& acc : accs_) acc->grow(keys_.size());
   }
   return k;
@@ -107,7 +108,10 @@ void Aggregator::end_bundle() {
     mark_[k] = 0;
     const bool was = before_live_[t] != 0;
     const bool is = rows_[k] > 0;
-    if (was || is) ++stats_.state_writes;
+    if (was || is) {
+      ++stats_.state_writes;
+      mark_changed(k);
+    }
     if (emit_ != Emit::Changelog) continue;
     const Scalar* before = &before_[t * accs_.size()];
     if (!was) {
@@ -206,20 +210,52 @@ size_t Aggregator::live_keys() const {
   return n;
 }
 
+void Aggregator::mark_changed(uint32_t k) {
+  if (changed_[k]) return;
+  changed_[k] = 1;
+  dirty_.push_back(k);
+}
+
+// One key's record of a payload: its key bytes, its row count and each accumulator's state
+// (nothing after a row count of 0, which only a changes payload holds).
+void Aggregator::save_key(uint32_t k, arrow::ByteBuffer& out) const {
+  StateWriter w(out);
+  w.put_bytes(keys_.key_of(k));
+  w.put<int64_t>(rows_[k]);
+  if (rows_[k] > 0) {
+    for (const auto& acc : accs_) acc->save(k, w);
+  }
+}
+
 // The payload of a changelog_agg state value (docs/state.md): the live key count, then per
-// live key its key bytes, its row count and each accumulator's state. The header around it
-// (version, plan identity, checksum) is state/format.h's.
+// live key its record (save_key). The header around it (version, plan identity, checksum) is
+// state/format.h's.
 void Aggregator::dump(arrow::ByteBuffer& out) {
   if (!touched_.empty()) throw std::logic_error("changelog aggregator: dump() with a bundle open");
   const size_t start = out.size();
   StateWriter w(out);
   w.put<uint64_t>(live_keys());
   for (uint32_t k = 0; k < rows_.size(); ++k) {
-    if (rows_[k] <= 0) continue;
-    w.put_bytes(keys_.key_of(k));
-    w.put<int64_t>(rows_[k]);
-    for (const auto& acc : accs_) acc->save(k, w);
+    if (rows_[k] > 0) save_key(k, out);
   }
+  for (const uint32_t k : dirty_) changed_[k] = 0;
+  dirty_.clear();
+  stats_.state_bytes_dumped += static_cast<int64_t>(out.size() - start);
+}
+
+// A changes payload: the changed key count, then per changed key its record (save_key), with a
+// row count of 0 for a key that left.
+void Aggregator::dump_changes(arrow::ByteBuffer& out) {
+  if (!touched_.empty()) {
+    throw std::logic_error("changelog aggregator: dump_changes() with a bundle open");
+  }
+  const size_t start = out.size();
+  StateWriter(out).put<uint64_t>(dirty_.size());
+  for (const uint32_t k : dirty_) {
+    save_key(k, out);
+    changed_[k] = 0;
+  }
+  dirty_.clear();
   stats_.state_bytes_dumped += static_cast<int64_t>(out.size() - start);
 }
 
@@ -245,10 +281,38 @@ void Aggregator::load(std::string_view payload) {
   stats_.state_bytes_loaded += static_cast<int64_t>(payload.size());
 }
 
+void Aggregator::apply_changes(std::string_view payload) {
+  if (!touched_.empty()) {
+    throw std::logic_error("changelog aggregator: apply_changes() with a bundle open");
+  }
+  StateReader r(payload);
+  const auto n = r.get<uint64_t>();
+  for (uint64_t i = 0; i < n; ++i) {
+    const std::string_view key = r.get_bytes();
+    const uint32_t k = key_id(key, agg::hash_bytes(key));
+    const auto rows = r.get<int64_t>();
+    if (rows < 0)
+      throw std::invalid_argument("changelog_agg state: a negative row count in the changes");
+    if (rows_[k] > 0) {
+      for (auto& acc : accs_) acc->clear_key(k);
+    }
+    rows_[k] = rows;
+    if (rows > 0) {
+      for (auto& acc : accs_) acc->load(k, r);
+    }
+  }
+  if (!r.done())
+    throw std::invalid_argument("changelog_agg state: trailing bytes after the last changed key");
+  stats_.keys_loaded += static_cast<int64_t>(n);
+  stats_.state_bytes_loaded += static_cast<int64_t>(payload.size());
+}
+
 void Aggregator::reset() {
   keys_.clear();
   rows_.clear();
   mark_.clear();
+  changed_.clear();
+  dirty_.clear();
   touched_.clear();
   before_live_.clear();
   before_.clear();
@@ -264,6 +328,7 @@ void Aggregator::reset() {
 size_t Aggregator::memory_usage() const {
   size_t n = keys_.memory_usage() + rows_.capacity() * sizeof(int64_t) +
              mark_.capacity() * sizeof(uint32_t) + before_.capacity() * sizeof(Scalar) +
+             changed_.capacity() + dirty_.capacity() * sizeof(uint32_t) +
              before_strings_.capacity() + out_.memory_usage();
   for (const auto& acc : accs_) n += acc->memory_usage();
   return n;

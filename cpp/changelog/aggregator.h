@@ -66,10 +66,24 @@ class Aggregator {
   void finish();
   // Output rows built so far (at most max_output_rows of the final rows at a time), or null.
   std::unique_ptr<ArrowArray> take();
-  // Appends the live keys' state (the payload of a state value) to out. No bundle may be open.
+  // Appends the live keys' state (the payload of a state value) to out and marks every key
+  // clean (the base of a bucket's state log). No bundle may be open.
   void dump(arrow::ByteBuffer& out);
+  // Appends the changes since the last dump() or dump_changes() to out: the keys whose state a
+  // bundle changed (docs/state.md, "changes"), each with its new state, or with 0 rows when it
+  // has none left. Marks those keys clean. Cost: proportional to the changed keys.
+  void dump_changes(arrow::ByteBuffer& out);
+  // The number of keys dump_changes() would write.
+  size_t changed_keys() const { return dirty_.size(); }
+  // Applies a changes payload (dump_changes() of the state this one was loaded from): each key
+  // takes its new state, or leaves. The keys stay clean. No bundle may be open.
+  void apply_changes(std::string_view payload);
   // Forgets every key and the counters (the next bucket), keeping capacity.
   void reset();
+  // Zeroes the counters, keeping the keys (a bucket's state kept from one call to the next).
+  void reset_stats() { stats_ = AggregatorStats{}; }
+  // Key slots, live or not: a kept state whose slots outnumber its live keys is worth rebuilding.
+  size_t key_slots() const { return keys_.size(); }
 
   const AggregatorStats& stats() const { return stats_; }
   size_t live_keys() const;
@@ -81,6 +95,8 @@ class Aggregator {
   void emit_row(changes::ChangeKind kind, uint32_t k, const Scalar* values);
   void current_values(uint32_t k, Scalar* out) const;
   void check_delta(const arrow::ColumnView& d) const;
+  void mark_changed(uint32_t k);
+  void save_key(uint32_t k, arrow::ByteBuffer& out) const;
 
   Plan plan_;
   std::unique_ptr<arrow::Type> delta_type_;
@@ -104,6 +120,9 @@ class Aggregator {
   std::vector<arrow::ColumnBuilder*> key_builders_;
   std::vector<Scalar> scratch_;
   std::vector<uint64_t> hashes_;  // per row of the batch being added
+  // The keys changed since the last dump() or dump_changes(), each once.
+  std::vector<uint8_t> changed_;  // per key: 1 when in dirty_
+  std::vector<uint32_t> dirty_;
   bool finished_ = false;
   size_t final_cursor_ = 0;
   AggregatorStats stats_;

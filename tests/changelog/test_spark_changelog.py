@@ -184,6 +184,53 @@ def test_streaming_matches_model(spark, tmp_path, mini_batch):
         assert by_key(got[b], 1) == by_key(model.process(batch), 1), f"micro-batch {b}"
 
 
+@pytest.mark.parametrize("cache_bytes", [None, "0"])
+def test_streaming_state_log_matches_model(spark, tmp_path, cache_bytes):
+    """Layout 2 (docs/state.md) over many micro-batches: the log grows and is compacted, and the
+    result is the model's whether the workers keep their buckets (hits and catch-ups) or not
+    (spark.sliceflow.state.cacheBytes = 0: every call reads the base and the log)."""
+    rows = random_changelog(23, 600)
+    batches = [rows[i : i + 40] for i in range(0, 600, 40)]
+    write_micro_batches(str(tmp_path / "src"), [table_of(b) for b in batches])
+    aggs = [W.count().alias("n"), W.sum("v").alias("sv"), W.max("s").alias("hs")]
+    metrics = ChangelogMetrics(spark)
+    if cache_bytes is not None:
+        spark.conf.set("spark.sliceflow.state.cacheBytes", cache_bytes)
+    try:
+        out = changelog_agg(
+            stream_of(spark, str(tmp_path / "src"), SCHEMA),
+            ["k"],
+            aggs,
+            op_col="op",
+            buckets=2,
+            metrics=metrics,
+        )
+    finally:
+        spark.conf.unset("spark.sliceflow.state.cacheBytes")
+    got = collect_stream(out, str(tmp_path / "ck"))
+    model = ChangelogModel(["k"], aggs, op_col="op", mini_batch=True)
+    for b, batch in enumerate(batches):
+        assert by_key(got[b], 1) == by_key(model.process(batch), 1), f"micro-batch {b}"
+    counters = metrics.value
+    assert counters["state_log_appends"] > 0 and counters["state_bytes_written"] > 0
+    if cache_bytes == "0":
+        assert counters.get("state_cache_hits", 0) == 0
+        assert counters.get("state_catch_ups", 0) == 0
+        assert counters["state_log_entries_read"] > 0
+    else:
+        assert counters.get("state_cache_hits", 0) + counters.get("state_catch_ups", 0) > 0
+
+
+def test_a_malformed_state_cache_size_is_refused_naming_the_conf(spark):
+    df = spark.createDataFrame([(1, 2)], "k BIGINT, v BIGINT")
+    spark.conf.set("spark.sliceflow.state.cacheBytes", "lots")
+    try:
+        with pytest.raises(ValueError, match="spark.sliceflow.state.cacheBytes"):
+            changelog_agg(df, ["k"], [W.count()])
+    finally:
+        spark.conf.unset("spark.sliceflow.state.cacheBytes")
+
+
 def test_streaming_materializes_to_the_batch_result(spark, tmp_path):
     """Seed 004: the same aggregation on the same rows, batch and streaming, gives the same
     table (the streaming changelog applied as upserts and deletes)."""

@@ -61,9 +61,18 @@ class Aggregator:
         """
         Apply delta rows in order (validated first: ValueError if malformed).
         """
+    def apply_changes(self, payload: bytes) -> None:
+        """
+        Apply a changes payload: each key takes its new state or leaves.
+        """
+    def changed_keys(self) -> int: ...
     def dump(self) -> bytes:
         """
-        The live keys' state as bytes (the payload of a state value).
+        The live keys' state as bytes (the payload of a state value); every key clean.
+        """
+    def dump_changes(self) -> bytes:
+        """
+        The changed keys' states since the last dump()/dump_changes() (a changes payload).
         """
     def end_bundle(self) -> None:
         """
@@ -73,6 +82,7 @@ class Aggregator:
         """
         End of input (emit='final': queue one +I row per live key).
         """
+    def key_slots(self) -> int: ...
     def live_keys(self) -> int: ...
     def load(self, payload: bytes) -> None:
         """
@@ -82,6 +92,10 @@ class Aggregator:
     def reset(self) -> None:
         """
         Forget every key (reuse for the next bucket).
+        """
+    def reset_stats(self) -> None:
+        """
+        Zero the counters, keeping the keys.
         """
     def stats(self) -> dict: ...
     def take(self) -> typing.Any:

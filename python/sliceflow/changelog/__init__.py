@@ -118,12 +118,38 @@ class GlobalPhase:
         return self._drain()
 
     def dump(self) -> bytes:
-        """The live keys' state as one blob."""
+        """The live keys' state as one blob; every key is clean afterwards."""
         return self._agg.dump()
+
+    def dump_changes(self) -> bytes:
+        """The keys changed since the last :meth:`dump` or :meth:`dump_changes`, each with its
+        new state or as gone (a *changes* payload, docs/state.md); they are clean afterwards."""
+        return self._agg.dump_changes()
+
+    def apply_changes(self, payload: bytes) -> None:
+        """Applies a changes payload (:meth:`dump_changes` of the state this one holds): each
+        key takes its new state or leaves; the keys stay clean."""
+        self._agg.apply_changes(payload)
+
+    def changed_keys(self) -> int:
+        """How many keys :meth:`dump_changes` would write."""
+        return int(self._agg.changed_keys())
+
+    def key_slots(self) -> int:
+        """Key slots held, live or not (a key that left keeps its slot until :meth:`reset`)."""
+        return int(self._agg.key_slots())
 
     def reset(self) -> None:
         """Forgets every key and the counters (reuse for the next bucket)."""
         self._agg.reset()
+
+    def reset_stats(self) -> None:
+        """Zeroes the counters, keeping the keys."""
+        self._agg.reset_stats()
+
+    def memory_usage(self) -> int:
+        """Bytes the kernel holds."""
+        return int(self._agg.memory_usage())
 
     def live_keys(self) -> int:
         return int(self._agg.live_keys())

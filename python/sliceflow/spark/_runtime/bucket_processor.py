@@ -11,6 +11,8 @@ steps:
 1. **load** the bucket's state: its values in Spark's state store, each a sealed state value
    (``sliceflow._runtime.state_format``: format version, operator, plan identity, checksum) whose
    payload sections the operator reads;
+   (or, for a logged state, its image: :mod:`~sliceflow.spark._runtime.bucket_state`, read
+   in proportion to the keys the micro-batch touches);
 2. **advance** the operator's kernel with the bucket's rows (Arrow record batches, never pandas,
    in arrival order, each with the index of its input);
 3. **emit** the output batches it returns (handed to Spark as Arrow-backed pandas frames, one
@@ -25,9 +27,10 @@ the query's ``TaskContext``: worker memory settings and counters); an operator s
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import uuid
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 import pandas as pd
 import pyarrow as pa
@@ -37,6 +40,7 @@ from pyspark.sql.streaming.stateful_processor import StatefulProcessor, Stateful
 
 from sliceflow._runtime.state_format import Identity, open_value, seal
 from sliceflow.spark._runtime.bucket_rows import to_pandas, unpack
+from sliceflow.spark._runtime.bucket_state import BucketImage, LoggedState
 from sliceflow.spark._runtime.driver_worker import quiet_driver_worker
 from sliceflow.spark._runtime.tasks import TaskContext
 
@@ -44,6 +48,8 @@ from sliceflow.spark._runtime.tasks import TaskContext
 quiet_driver_worker()
 
 __all__ = ["STATE_SCHEMA", "BucketCall", "BucketProcessor", "process_buckets"]
+
+ImageT = TypeVar("ImageT", bound=BucketImage)
 
 #: The Spark schema of every value state a bucket processor keeps: one sealed state value.
 STATE_SCHEMA = T.StructType([T.StructField("blob", T.BinaryType(), False)])
@@ -53,6 +59,8 @@ STATE_SCHEMA = T.StructType([T.StructField("blob", T.BinaryType(), False)])
 class BucketCall:
     """What one call for a bucket brings to :meth:`BucketProcessor.advance`."""
 
+    #: The bucket's number.
+    bucket: int
     #: The bucket's rows of this micro-batch in arrival order, as ``(input, batch)`` with the
     #: batch in that input's schema (none for a timer).
     inputs: Iterator[tuple[int, pa.RecordBatch]]
@@ -79,8 +87,9 @@ class BucketProcessor(StatefulProcessor):
 
     #: The operator's name in the state header and in errors (``"window_agg"``, ...).
     operator: ClassVar[str]
-    #: The value states the operator keeps per bucket.
-    state_names: ClassVar[tuple[str, ...]]
+    #: The value states the operator keeps per bucket (besides its logged states, made in
+    #: :meth:`setup` with :meth:`logged`).
+    state_names: ClassVar[tuple[str, ...]] = ()
     #: ``transformWithStateInPandas``'s time mode: ``"None"`` or ``"EventTime"``.
     time_mode: ClassVar[str] = "None"
 
@@ -97,6 +106,8 @@ class BucketProcessor(StatefulProcessor):
             [input_schema] if isinstance(input_schema, pa.Schema) else list(input_schema)
         )
         self._task = task
+        # Tells this operator instance's buckets from any other's in a worker's cache.
+        self._scope = uuid.uuid4().hex
 
     # -- what an operator supplies ---------------------------------------------------------
 
@@ -129,6 +140,29 @@ class BucketProcessor(StatefulProcessor):
         else:
             self._states[name].update((seal(self.operator, self._identity, sections),))
 
+    def logged(
+        self,
+        name: str,
+        new_image: Callable[[], ImageT],
+        *,
+        base_sections: int = 1,
+        change_sections: int = 1,
+    ) -> LoggedState[ImageT]:
+        """The logged state ``name`` (layout 2: base, log and head; call from :meth:`setup`),
+        whose images ``new_image()`` makes; a base has ``base_sections`` payload sections and a
+        log entry ``change_sections``."""
+        return LoggedState(
+            self._handle,
+            name,
+            operator=self.operator,
+            identity=self._identity,
+            new_image=new_image,
+            base_sections=base_sections,
+            change_sections=change_sections,
+            scope=self._scope,
+            cache_bytes=self._task.state_cache_bytes,
+        )
+
     @property
     def handle(self) -> StatefulProcessorHandle:
         """Spark's handle (timers)."""
@@ -148,23 +182,28 @@ class BucketProcessor(StatefulProcessor):
         inputs = (
             tagged for frame in rows for tagged in unpack(frame, self._input_schemas, self.operator)
         )
-        yield from self._call(inputs, timerValues, expired=False)
+        yield from self._call(key, inputs, timerValues, expired=False)
 
     def handleExpiredTimer(
         self, key: Any, timerValues: Any, expiredTimerInfo: Any
     ) -> Iterator[pd.DataFrame]:
-        yield from self._call(iter(()), timerValues, expired=True)
+        yield from self._call(key, iter(()), timerValues, expired=True)
 
     def close(self) -> None:
         pass
 
     def _call(
-        self, inputs: Iterator[tuple[int, pa.RecordBatch]], timer_values: Any, *, expired: bool
+        self,
+        key: Any,
+        inputs: Iterator[tuple[int, pa.RecordBatch]],
+        timer_values: Any,
+        *,
+        expired: bool,
     ) -> Iterator[pd.DataFrame]:
         watermark = (
             timer_values.getCurrentWatermarkInMs() if self.time_mode == "EventTime" else None
         )
-        call = BucketCall(inputs, watermark, expired)
+        call = BucketCall(int(key[0]), inputs, watermark, expired)
         # One frame per kernel output batch: PySpark takes Arrow-backed pandas columns of one
         # chunk only, and memory stays bounded by a batch.
         for batch in self.advance(call):

@@ -87,6 +87,25 @@ class WindowMetrics:
         return f"WindowMetrics({self.value})"
 
 
+#: The counters of a streaming operator's logged state (spark/_runtime/bucket_state.py), per
+#: bucket call: ``state_bytes_read`` and ``state_bytes_written`` (sealed values read from and
+#: written to Spark's state store: heads, log entries, bases), ``state_cache_hits`` (the
+#: worker held the bucket's version), ``state_catch_ups`` (it held an earlier one and read
+#: ``state_log_entries_read`` entries), ``state_cold_reads`` (base and log read),
+#: ``state_log_appends``, ``state_compactions`` (a new base written) and ``state_clears``.
+STATE_COUNTERS = (
+    "state_bytes_read",
+    "state_bytes_written",
+    "state_cache_hits",
+    "state_catch_ups",
+    "state_log_entries_read",
+    "state_cold_reads",
+    "state_log_appends",
+    "state_compactions",
+    "state_clears",
+)
+
+
 class ChangelogMetrics(WindowMetrics):
     """The changelog kernel's counters, summed over every task of the queries it is given to.
 
@@ -94,9 +113,10 @@ class ChangelogMetrics(WindowMetrics):
     ``deltas_in``, ``retractions_ignored``, ``state_reads``, ``state_writes`` (per key, as
     Flink counts them: once per bundle with mini-batch, once per row without), ``inserts``,
     ``update_befores``, ``update_afters``, ``deletes``, ``bundles``, ``keys_loaded``,
-    ``state_bytes_loaded``, ``state_bytes_dumped`` (the bucket state read from and written to
-    Spark's state store), ``buckets_touched``. In streaming the counters grow with every
-    micro-batch; read :attr:`value` on the driver.
+    ``state_bytes_loaded``, ``state_bytes_dumped`` (key states the kernel decoded and
+    encoded), ``buckets_touched``. Streaming, the bucket state's layout (docs/state.md) adds
+    :data:`STATE_COUNTERS`. In streaming the counters grow with every micro-batch; read
+    :attr:`value` on the driver.
 
     Example:
         >>> metrics = ChangelogMetrics(spark)  # doctest: +SKIP

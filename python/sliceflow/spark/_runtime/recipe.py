@@ -90,7 +90,7 @@ class OperatorCall:
             operator,
             df,
             settings,
-            TaskContext(settings.memory_limits, accumulator),
+            TaskContext(settings.memory_limits, accumulator, settings.state_cache_bytes),
             resolver(df, settings.case_sensitive),
         )
 

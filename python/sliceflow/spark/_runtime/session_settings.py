@@ -11,6 +11,8 @@ closure: Python workers have no session to read them from.
 * ``spark.sql.session.timeZone`` -- the zone of TIMESTAMP values;
 * ``spark.sliceflow.memory.*`` -- the kernels' memory limits
   (:mod:`sliceflow.spark._runtime.memory_conf`);
+* ``spark.sliceflow.state.cacheBytes`` -- the decoded bucket states a Python worker keeps
+  between micro-batches (:mod:`sliceflow.spark._runtime.bucket_state`; default 512 MiB);
 * ``spark.sliceflow.fusion.enabled`` -- whether an operator over the ``sliceflow.json``
   source runs its local phase inside the source's read (the fused scan; default true);
 * ``spark.sliceflow.fusion.streams.enabled`` -- whether it does so over a stream too (default
@@ -24,6 +26,7 @@ from typing import Any
 
 from pyspark.sql import SparkSession
 
+from sliceflow.spark._runtime.bucket_state import CACHE_CONF, DEFAULT_CACHE_BYTES
 from sliceflow.spark._runtime.memory_conf import from_session
 
 __all__ = ["FUSION_CONF", "STREAM_FUSION_CONF", "SessionSettings", "session_time_zone"]
@@ -70,6 +73,8 @@ class SessionSettings:
     #: hands over (a few packed rows per bucket and task) as the micro-batch's
     #: ``numInputRows`` and input rate, not the records read.
     stream_fusion: bool = False
+    #: ``spark.sliceflow.state.cacheBytes`` (default 512 MiB; 0 keeps nothing).
+    state_cache_bytes: int = DEFAULT_CACHE_BYTES
 
     @classmethod
     def read(cls, spark: Any = None) -> SessionSettings:
@@ -87,4 +92,15 @@ class SessionSettings:
             memory_limits=from_session(spark),
             fusion=_flag(conf, FUSION_CONF, "true"),
             stream_fusion=_flag(conf, STREAM_FUSION_CONF, "false"),
+            state_cache_bytes=_byte_size(conf, CACHE_CONF, DEFAULT_CACHE_BYTES),
         )
+
+
+def _byte_size(conf: Any, name: str, default: int) -> int:
+    """A byte size conf (an int or Spark's byte strings: ``"512m"``), checked, naming it."""
+    value = conf.get(name, None)
+    if value is None or not str(value).strip():
+        return default
+    from sliceflow._core import memory  # loads the core only when a query is built
+
+    return int(memory.parse_byte_size(str(value), name))

@@ -15,6 +15,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from sliceflow.spark._runtime.bucket_state import DEFAULT_CACHE_BYTES
 from sliceflow.spark._runtime.memory_conf import apply_in_worker
 
 __all__ = ["TaskContext"]
@@ -27,6 +28,9 @@ class TaskContext:
 
     memory_limits: dict[str, str] = field(default_factory=dict)
     accumulator: Any = None
+    #: The bytes of decoded bucket states a worker keeps between micro-batches
+    #: (``spark.sliceflow.state.cacheBytes``).
+    state_cache_bytes: int = DEFAULT_CACHE_BYTES
 
     def start(self) -> None:
         """In the worker, before the first kernel call: applies the memory limits."""
