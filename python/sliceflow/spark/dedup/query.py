@@ -11,13 +11,15 @@ order_by) = 1``) on a Spark DataFrame, batch and streaming.
     streaming: df ─ mapInArrow(each row's bucket pmod(hash(by), buckets), Spark's hash computed
                   where the rows are; pack rows per bucket; inside a sliceflow.json stream's
                   read with spark.sliceflow.fusion.streams.enabled)
-                  ─ groupBy(__bucket).transformWithStateInPandas(DedupBucketProcessor: load the
-                    bucket's retained rows once, one kernel step over them and the micro-batch's
-                    rows in bundles, emit the changes, store the retained rows once)
+                  ─ groupBy(__bucket).transformWithStateInPandas(DedupBucketProcessor: open the
+                    bucket's retained rows (layout 2: this worker's cached rows when current),
+                    one kernel step over the touched keys' rows and the micro-batch's rows in
+                    bundles, emit the changes, write the touched keys' new rows as a log entry)
 
 The kernel (``cpp/dedup/``) sees the key, order and identity columns and answers with row
-indices; the rows stay Arrow (``take``), and a bucket's retained rows are one Arrow IPC
-message in a sealed state value (``state_format``), so no row goes through Python one by one.
+indices; the rows stay Arrow (``take``), and a bucket's retained rows (``KeyedRows``: a base,
+then log entries of the keys a micro-batch touched) are Arrow IPC in sealed state values
+(``state_format``), so no row goes through Python one by one.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ from sliceflow.spark._runtime.bucket_labels import bucket_labels
 from sliceflow.spark._runtime.bucket_processor import BucketCall, BucketProcessor, process_buckets
 from sliceflow.spark._runtime.bucket_rows import pack_keyed_rows
 from sliceflow.spark._runtime.columns import quote
+from sliceflow.spark._runtime.keyed_rows import KeyedRows
 from sliceflow.spark._runtime.metrics import WindowMetrics
 from sliceflow.spark._runtime.recipe import OperatorCall
 from sliceflow.spark._runtime.tasks import TaskContext
@@ -223,11 +226,15 @@ def _watermark(df: DataFrame) -> tuple[str, int] | None:
     return None
 
 
+def _encode_state(rows: pa.RecordBatch) -> bytes:
+    """A base: the retained rows as one Arrow IPC message (the value layout 1 kept)."""
+    return bytes(rows.serialize().to_pybytes())
+
+
 class DedupBucketProcessor(BucketProcessor):
     """One call per (micro-batch, bucket): the bucket's rows through one kernel step."""
 
     operator = "deduplicate"
-    state_names = (STATE_NAME,)
 
     def __init__(
         self, dp: DedupPlan, buckets: int, watermark_col: str | None, task: TaskContext
@@ -238,33 +245,38 @@ class DedupBucketProcessor(BucketProcessor):
 
     def setup(self) -> None:
         extra = (self._watermark_col,) if self._watermark_col else ()
-        self._step = DedupStep(self._dp, extra)
+        step = DedupStep(self._dp, extra)
+        self._step = step
+        schema, by = step.state_schema, self._dp.by
+
+        def decode(data: bytes) -> pa.RecordBatch:
+            return pa.ipc.read_record_batch(pa.py_buffer(data), schema)
+
+        self._state = self.logged(
+            STATE_NAME,
+            lambda: KeyedRows(schema, by, _encode_state, decode),
+            change_sections=3,
+        )
 
     def advance(self, call: BucketCall) -> Iterator[pa.RecordBatch]:
         import pyarrow.compute as pc
 
-        step = self._step
         batches = [b for b in call.batches if b.num_rows]
         if not batches:
             return
-        stored = self.load(STATE_NAME, 1)
-        state = (
-            pa.ipc.read_record_batch(pa.py_buffer(stored[0]), step.state_schema)
-            if stored is not None
-            else step.empty_state()
-        )
+        image = self._state.open(call.bucket, call.stats)
         rows = pa.concat_batches(batches)
         wm = self._watermark_col
         if wm is not None and call.watermark_ms is not None and call.watermark_ms > 0:
-            limit = pa.scalar(call.watermark_ms * 1000, pa.timestamp("us"))
+            limit_us = call.watermark_ms * 1000
+            limit = pa.scalar(limit_us, pa.timestamp("us"))
             live = pc.fill_null(pc.greater_equal(rows.column(wm).cast(limit.type), limit), True)
             call.stats["rows_late"] = rows.num_rows - int(pc.sum(live).as_py() or 0)
             rows = rows.filter(live)
-            kept = pc.fill_null(pc.greater_equal(state.column(wm).cast(limit.type), limit), True)
-            call.stats["keys_expired"] = state.num_rows - int(pc.sum(kept).as_py() or 0)
-            state = state.filter(kept)
-        out, state = step.run(state, rows, call.stats)
-        self.store(STATE_NAME, [state.serialize().to_pybytes()] if state.num_rows else None)
+            call.stats["keys_expired"] = image.expire(wm, limit_us)
+        out, kept = self._step.run(image.take(rows), rows, call.stats)
+        image.put(kept)
+        self._state.commit(image, call.stats)
         call.stats["buckets_touched"] = 1
         yield out
 

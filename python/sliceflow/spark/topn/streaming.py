@@ -1,18 +1,22 @@
-"""Streaming changelog ``topn``: each key's retained rows in Spark's state store, one value per
-bucket of keys.
+"""Streaming changelog ``topn``: each key's retained rows in Spark's state store, per bucket of
+keys in bucket layout 2 (a base, a log of the keys each micro-batch touched, a head:
+``spark/_runtime/bucket_state.py``, docs/state.md).
 
 ::
 
     rows (packed per bucket as they are: topn.bucket_ids, bucket_rows.pack_by_bucket)
       ─ groupBy(__bucket).transformWithStateInPandas(TopNBucketProcessor)
-          per bucket and micro-batch: load the bucket's retained rows once (Arrow), encode
-          them and the micro-batch's rows (topn.encode_retained, topn.encode_rows), rank them
-          in bundles (the C++ kernel returns take-indices), emit the
-          changes, store the retained rows once (or clear the value when none is left)
+          per bucket and micro-batch: open the bucket's retained rows (Arrow; this worker's
+          cached rows when they are the stored version), take out the rows of the keys the
+          micro-batch touches (spark/_runtime/keyed_rows.py), encode them and the micro-batch's
+          rows (topn.encode_retained, topn.encode_rows), rank them in bundles (the C++ kernel
+          returns take-indices), emit the changes, put the touched keys' kept rows back and
+          write them as one log entry (or a new base)
 
-The bucket's value is a sealed state value (docs/state.md) whose one payload section is the
-retained rows as one Arrow IPC stream (buffers zstd-compressed), under the plan identity of
-``topn_plan.identity``. Its layout:
+The base is a sealed state value (docs/state.md) whose one payload section is the retained rows
+as one Arrow IPC stream (buffers zstd-compressed), under the plan identity of
+``topn_plan.identity``; a log entry holds the touched keys' rows the same way
+(``KeyedRows``). The rows' layout:
 
 * **2** (written now): the payload columns alone (``TopNPlan.payload_schema``), the stream's
   schema metadata ``sliceflow.topn.layout = 2``; the encoded key, sort key and row identity are
@@ -31,6 +35,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql import types as T
 
 from sliceflow.spark._runtime.bucket_processor import BucketCall, BucketProcessor, process_buckets
+from sliceflow.spark._runtime.keyed_rows import KeyedRows
 from sliceflow.spark._runtime.tasks import TaskContext
 from sliceflow.topn import Ranking, encode_rows
 from sliceflow.topn.plan import TopNPlan, identity
@@ -116,29 +121,50 @@ def load_retained(payload: bytes, tp: TopNPlan) -> pa.RecordBatch:
 
 
 class TopNBucketProcessor(BucketProcessor):
-    """One call per (micro-batch, bucket): the bucket's rows through the Top-N kernel."""
+    """One call per (micro-batch, bucket): the bucket's rows through the Top-N kernel, over the
+    retained rows of the keys they touch."""
 
     operator = "topn"
-    state_names = (STATE_NAME,)
 
     def __init__(self, tp: TopNPlan, task: TaskContext) -> None:
         super().__init__(identity(tp), tp.input_schema, task)
         self._tp = tp
 
+    def setup(self) -> None:
+        tp = self._tp
+
+        def decode(data: bytes) -> pa.RecordBatch:
+            return load_retained(data, tp)
+
+        self._state = self.logged(
+            STATE_NAME,
+            lambda: KeyedRows(tp.payload_schema, tp.by, _encode_retained, decode),
+            change_sections=3,
+        )
+
     def advance(self, call: BucketCall) -> Iterator[pa.RecordBatch]:
         tp = self._tp
         ranking = Ranking(tp)
-        stored = self.load(STATE_NAME, 1)
-        retained = None if stored is None else load_retained(stored[0], tp)
-        new = (encode_rows(tp, batch)[1] for batch in call.batches)
-        out, kept = ranking.run_payload(retained, new)
+        new = [encode_rows(tp, batch)[1] for batch in call.batches if batch.num_rows]
+        if not new:
+            return
+        image = self._state.open(call.bucket, call.stats)
+        taken = image.take(pa.concat_batches(new))
+        out, kept = ranking.run_payload(taken if taken.num_rows else None, iter(new))
         yield from out.to_batches()
-        payload = dump_retained(kept) if kept.num_rows else None
-        self.store(STATE_NAME, None if payload is None else [payload])
+        image.put(_one_batch(kept, tp.payload_schema))
+        self._state.commit(image, call.stats)
         call.stats.update(ranking.stats())
         call.stats["buckets_touched"] = 1
-        call.stats["state_bytes_loaded"] = 0 if stored is None else len(stored[0])
-        call.stats["state_bytes_dumped"] = 0 if payload is None else len(payload)
+
+
+def _encode_retained(rows: pa.RecordBatch) -> bytes:
+    return dump_retained(pa.Table.from_batches([rows]))
+
+
+def _one_batch(table: pa.Table, schema: pa.Schema) -> pa.RecordBatch:
+    batches = table.combine_chunks().to_batches()
+    return batches[0] if batches else pa.RecordBatch.from_pylist([], schema=schema)
 
 
 def streaming(
