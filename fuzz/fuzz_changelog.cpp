@@ -5,18 +5,38 @@
 // possibly null). The rows go through the encoder in micro-batches (a fresh encoder each, small
 // Arrow batches), their delta rows are split by __bucket as the shuffle and the state store
 // split them, and the aggregator applies them bucket by bucket, closing a bundle at the end of
-// each, as the streaming path runs it. Each aggregation runs twice, once with one aggregator
-// holding every key and once with dump()/reset()/load() of each bucket's state blob around
-// every bucket of every micro-batch. Checks, besides the sanitizers:
-//  * the round-tripped runs give the same changelog (row for row) and the same final rows;
+// each, as the streaming path runs it. Each aggregation runs three times: once with one
+// aggregator holding every key; once with dump()/reset()/load() of each bucket's state blob
+// around every bucket of every micro-batch (layout 1); and once as the logged state of layout 2
+// keeps it (spark/_runtime/bucket_state.py): per bucket a kept aggregator that lives across
+// micro-batches, called only for the buckets a micro-batch has rows for, whose state is a base
+// (dump(), at the bucket's first write) and a log of changes (dump_changes() after each call;
+// a new base instead when the log passes half the base, the kept aggregator then rebuilt from
+// it once its key slots outnumber twice its live keys; base and log dropped when no key is
+// left). Before each call a replica is rebuilt from scratch from the base and every change so
+// far (load(), then apply_changes() in order), and takes the same delta rows. Checks, besides
+// the sanitizers:
+//  * the round-tripped and the logged runs give the same changelog (row for row) and the same
+//    final rows as the run with one aggregator;
 //  * a dumped blob loads back and dumps to the same bytes;
 //  * the changelog materializes (-U/-D retract exactly the row shown before) to the final rows;
 //  * count(*) of each final row is the key's row count under the row rules (insert-only input:
 //    its number of input rows), unless a fold over an invalid changelog makes that inexact;
-//  * every bucket blob goes through a sealed state value (state/format.h) and back unchanged;
+//  * every bucket blob, base and changes payload goes through a sealed state value
+//    (state/format.h) and back unchanged;
+//  * logged run, per call: the replica emits the kept aggregator's rows in the same order,
+//    counts the same (deltas, retractions ignored, state reads and writes, changes, bundles:
+//    reset_stats() zeroes the kept one's), has the same live and changed keys, and its
+//    dump_changes() writes the kept one's bytes (its count: changed_keys()), and then an empty
+//    payload; a fresh or rebuilt replica, and a state right after dump(), has no changed keys;
+//    a base applied as changes to an empty aggregator dumps back to the base; the base and log
+//    are the same whether the run emits the changelog or the final rows, and a replica rebuilt
+//    from each bucket's whole log gives the final rows;
 //  * Aggregator::load() of the raw bytes, of the raw bytes sealed in a valid state value, and of a
-//    real blob damaged by the bytes either succeeds (the state is then used: dumped, reloaded,
-//    aggregated into) or throws std::invalid_argument.
+//    real blob damaged by the bytes, and Aggregator::apply_changes() on a state loaded from a
+//    bucket's log of the raw bytes and of a real changes payload damaged by the bytes, either
+//    succeed (the state is then used: dumped, reloaded, aggregated into) or throw
+//    std::invalid_argument.
 // Only the exceptions the API documents are caught: std::invalid_argument (bad op, damaged
 // blob) and std::overflow_error (ANSI overflow of an emitted value).
 // Built by scripts/sanitize.sh with clang -fsanitize=fuzzer,address,undefined.
@@ -242,6 +262,19 @@ Result run(const Setup& s, cl::Aggregator& agg, std::vector<std::string>* blobs)
   return res;
 }
 
+// A state that a load() or apply_changes() of possibly damaged bytes accepted can be used: it
+// dumps, loads back into a fresh aggregator and takes every delta row.
+void use_state(const Setup& s, cl::Aggregator& agg) {
+  const std::string again = dump(agg);
+  if (agg.changed_keys() != 0) __builtin_trap();
+  check_blob(s, again);
+  try {
+    run(s, agg, nullptr);
+  } catch (const std::invalid_argument&) {
+    // Key bytes that do not decode as the key types: a clear error when emitted.
+  }
+}
+
 // Loads a blob that may be damaged: a clear error, or a state that can be used.
 void probe_load(const Setup& s, std::string_view blob) {
   auto agg = make_aggregator(s, cl::Emit::Final);
@@ -250,13 +283,192 @@ void probe_load(const Setup& s, std::string_view blob) {
   } catch (const std::invalid_argument&) {
     return;
   }
-  const std::string again = dump(*agg);
-  check_blob(s, again);
-  try {
-    run(s, *agg, nullptr);
-  } catch (const std::invalid_argument&) {
-    // Key bytes that do not decode as the key types: a clear error when emitted.
+  use_state(s, *agg);
+}
+
+// ---- the logged state (layout 2) ------------------------------------------------------------
+
+// A bucket's stored state: a base (dump()) and the changes payloads (dump_changes()) since.
+struct BucketLog {
+  bool has_base = false;
+  std::string base;
+  std::vector<std::string> changes;
+  size_t change_bytes = 0;
+  bool operator==(const BucketLog& o) const {
+    return has_base == o.has_base && base == o.base && changes == o.changes;
   }
+};
+
+std::string dump_changes(cl::Aggregator& agg) {
+  sliceflow::arrow::ByteBuffer buf;
+  agg.dump_changes(buf);
+  return std::string(reinterpret_cast<const char*>(buf.data()), buf.size());
+}
+
+// The u64 count a dump() or dump_changes() payload starts with.
+uint64_t payload_count(const std::string& payload) {
+  if (payload.size() < sizeof(uint64_t)) __builtin_trap();
+  uint64_t n = 0;
+  for (size_t i = 0; i < sizeof(uint64_t); ++i)
+    n |= static_cast<uint64_t>(static_cast<uint8_t>(payload[i])) << (8 * i);
+  return n;
+}
+
+// The first `entries` changes of `log` over its base, into an empty aggregator.
+void rebuild(cl::Aggregator& agg, const BucketLog& log, size_t entries) {
+  if (log.has_base) agg.load(log.base);
+  for (size_t i = 0; i < entries; ++i) agg.apply_changes(log.changes[i]);
+  if (agg.changed_keys() != 0 || agg.key_slots() < agg.live_keys()) __builtin_trap();
+}
+
+// One call's delta rows through `agg`, a bundle closing at the end; false at an ANSI overflow.
+bool feed(const Setup& s, cl::Aggregator& agg, const std::vector<std::unique_ptr<Owned>>& deltas,
+          std::vector<Row>& rows) {
+  try {
+    for (const auto& d : deltas) {
+      agg.add(d->schema, d->array);
+      drain(s, agg, rows);
+    }
+    agg.end_bundle();
+    drain(s, agg, rows);
+  } catch (const std::overflow_error&) {
+    return false;
+  }
+  return true;
+}
+
+// The counters of one call that do not depend on how the state got there.
+bool same_work(const cl::AggregatorStats& a, const cl::AggregatorStats& b) {
+  return a.deltas_in == b.deltas_in && a.retractions_ignored == b.retractions_ignored &&
+         a.state_reads == b.state_reads && a.state_writes == b.state_writes &&
+         a.changes.inserts == b.changes.inserts &&
+         a.changes.update_befores == b.changes.update_befores &&
+         a.changes.update_afters == b.changes.update_afters &&
+         a.changes.deletes == b.changes.deletes && a.bundles == b.bundles;
+}
+
+// A base as written: sealed and back, loads back to the same bytes, and applied as changes to
+// an empty aggregator (every key an upsert) gives the same state.
+std::string check_base(const Setup& s, const std::string& payload) {
+  const std::string base = sealed_round_trip(payload);
+  check_blob(s, base);
+  auto agg = make_aggregator(s, cl::Emit::Final);
+  agg->apply_changes(base);
+  if (agg->changed_keys() != 0 || dump(*agg) != base) __builtin_trap();
+  return base;
+}
+
+// The end of a call, as LoggedState.commit() writes it: the kept aggregator's changes (which the
+// replica's must equal) become a log entry, or a new base, or the bucket's state is dropped.
+void commit(const Setup& s, cl::Aggregator& kept, cl::Aggregator& replica, BucketLog& log) {
+  if (kept.live_keys() != replica.live_keys() || kept.changed_keys() != replica.changed_keys())
+    __builtin_trap();
+  if (kept.key_slots() < kept.live_keys()) __builtin_trap();
+  std::string changes;
+  const bool empty = kept.live_keys() == 0;
+  if (kept.changed_keys() > 0 || empty) {
+    const size_t n = kept.changed_keys();
+    changes = dump_changes(kept);
+    if (payload_count(changes) != n || kept.changed_keys() != 0) __builtin_trap();
+    if (dump_changes(replica) != changes) __builtin_trap();
+    if (replica.changed_keys() != 0 || dump_changes(replica) != std::string(8, '\0'))
+      __builtin_trap();
+  }
+  if (empty) {  // no key left: the bucket's state is cleared
+    log = BucketLog{};
+    return;
+  }
+  if (changes.empty() && log.has_base) return;  // nothing changed: the stored version stands
+  if (!log.has_base || log.change_bytes + changes.size() > log.base.size() / 2) {
+    log = BucketLog{};
+    log.has_base = true;
+    log.base = check_base(s, dump(kept));
+    if (kept.changed_keys() != 0) __builtin_trap();
+    // Keys that left keep their slots: rebuild once they outnumber the live keys.
+    if (kept.key_slots() > 2 * kept.live_keys()) {
+      kept.reset();
+      kept.load(log.base);
+      if (kept.changed_keys() != 0 || kept.key_slots() != kept.live_keys()) __builtin_trap();
+    }
+  } else {
+    log.changes.push_back(sealed_round_trip(changes));
+    log.change_bytes += changes.size();
+  }
+}
+
+struct LoggedRun {
+  Result res;
+  std::vector<BucketLog> logs;  // per bucket
+};
+
+// Layout 2: per bucket a kept aggregator, called for the buckets a micro-batch has rows for,
+// and a replica rebuilt from the bucket's log before each call that must do what it does.
+LoggedRun run_logged(const Setup& s, cl::Emit emit) {
+  LoggedRun out;
+  const auto buckets = static_cast<size_t>(s.plan.buckets);
+  out.logs.resize(buckets);
+  std::vector<std::unique_ptr<cl::Aggregator>> kept;
+  for (size_t b = 0; b < buckets; ++b) kept.push_back(make_aggregator(s, emit));
+  for (const auto& micro_batch : s.deltas) {
+    for (size_t b = 0; b < micro_batch.size(); ++b) {
+      if (micro_batch[b].empty()) continue;  // Spark calls only the buckets with rows
+      BucketLog& log = out.logs[b];
+      auto replica = make_aggregator(s, emit);
+      rebuild(*replica, log, log.changes.size());
+      kept[b]->reset_stats();
+      std::vector<Row> kept_rows;
+      std::vector<Row> replica_rows;
+      const bool kept_ok = feed(s, *kept[b], micro_batch[b], kept_rows);
+      const bool replica_ok = feed(s, *replica, micro_batch[b], replica_rows);
+      if (kept_ok != replica_ok) __builtin_trap();
+      if (!kept_ok) {
+        out.res.overflow = true;
+        return out;
+      }
+      if (!(kept_rows == replica_rows)) __builtin_trap();
+      if (!same_work(kept[b]->stats(), replica->stats())) __builtin_trap();
+      out.res.rows.insert(out.res.rows.end(), kept_rows.begin(), kept_rows.end());
+      commit(s, *kept[b], *replica, log);
+    }
+  }
+  try {
+    for (auto& agg : kept) {
+      agg->finish();
+      drain(s, *agg, out.res.rows);
+    }
+  } catch (const std::overflow_error&) {
+    out.res.overflow = true;
+  }
+  return out;
+}
+
+// The final rows of a replica rebuilt from each bucket's whole log; false at an ANSI overflow.
+bool final_from_logs(const Setup& s, const std::vector<BucketLog>& logs, std::vector<Row>& rows) {
+  try {
+    for (const BucketLog& log : logs) {
+      auto agg = make_aggregator(s, cl::Emit::Final);
+      rebuild(*agg, log, log.changes.size());
+      agg->finish();
+      drain(s, *agg, rows);
+    }
+  } catch (const std::overflow_error&) {
+    return false;
+  }
+  return true;
+}
+
+// Applies changes that may be damaged to a bucket's state (its base and first `entries`
+// changes): a clear error, or a state that can be used.
+void probe_changes(const Setup& s, const BucketLog& log, size_t entries, std::string_view bytes) {
+  auto agg = make_aggregator(s, cl::Emit::Final);
+  rebuild(*agg, log, entries);
+  try {
+    agg->apply_changes(bytes);
+  } catch (const std::invalid_argument&) {
+    return;
+  }
+  if (agg->changed_keys() != 0) __builtin_trap();
+  use_state(s, *agg);
 }
 
 }  // namespace
@@ -571,24 +783,57 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
   }
 
-  // Damaged and foreign state blobs: a clear error or a usable state.
+  // The logged state (layout 2): the same changelog and final rows, the same state whatever is
+  // emitted, and each bucket's log rebuilds its final state.
+  const LoggedRun logged = run_logged(s, cl::Emit::Changelog);
+  if (logged.res.overflow != changes.overflow) __builtin_trap();
+  if (!changes.overflow && !(logged.res.rows == changes.rows)) __builtin_trap();
+  LoggedRun logged_final = run_logged(s, cl::Emit::Final);
+  if (logged_final.res.overflow != final_rows.overflow) __builtin_trap();
+  if (!logged.res.overflow && !logged_final.res.overflow && !(logged.logs == logged_final.logs))
+    __builtin_trap();
+  if (!final_rows.overflow) {
+    std::sort(logged_final.res.rows.begin(), logged_final.res.rows.end());
+    if (!(logged_final.res.rows == final_rows.rows)) __builtin_trap();
+  }
+  if (!logged.res.overflow) {
+    std::vector<Row> rebuilt;
+    if (final_from_logs(s, logged.logs, rebuilt) == final_rows.overflow) __builtin_trap();
+    std::sort(rebuilt.begin(), rebuilt.end());
+    if (!final_rows.overflow && !(rebuilt == final_rows.rows)) __builtin_trap();
+  }
+
+  // Damaged and foreign state blobs and changes: a clear error or a usable state.
   const std::string_view raw(reinterpret_cast<const char*>(data) + kHeader, blob_len);
+  // `payload` damaged by the raw bytes: pairs of (position / 256 of the size, xor or 0: cut).
+  auto damaged = [&raw](std::string payload) {
+    for (size_t i = 0; i + 1 < raw.size() && !payload.empty(); i += 2) {
+      const size_t pos = static_cast<size_t>(static_cast<uint8_t>(raw[i])) * payload.size() / 256;
+      if (raw[i + 1] == 0) {
+        payload.resize(pos);
+      } else {
+        payload[pos] = static_cast<char>(payload[pos] ^ raw[i + 1]);
+      }
+    }
+    return payload;
+  };
   if (blob_mode & 1) probe_load(s, raw);
   if (blob_mode & 2) {
     const std::string value = st::seal(st::Operator::ChangelogAgg, kIdentity, {raw});
     probe_load(s, st::open(value, st::Operator::ChangelogAgg, kIdentity, 1).at(0));
   }
-  if (blob_mode & 4) {
-    std::string blob = blobs[(blob_mode >> 3) % blobs.size()];
-    for (size_t i = 0; i + 1 < raw.size() && !blob.empty(); i += 2) {
-      const size_t pos = static_cast<size_t>(static_cast<uint8_t>(raw[i])) * blob.size() / 256;
-      if (raw[i + 1] == 0) {
-        blob.resize(pos);
-      } else {
-        blob[pos] = static_cast<char>(blob[pos] ^ raw[i + 1]);
-      }
+  if (blob_mode & 4) probe_load(s, damaged(blobs[(blob_mode >> 3) % blobs.size()]));
+  const BucketLog& log = logged.logs[(blob_mode >> 3) % logged.logs.size()];
+  // The raw bytes as changes to the bucket's whole state.
+  if (blob_mode & 32) probe_changes(s, log, log.changes.size(), raw);
+  // The bucket's last changes (its base when it has none: a base is valid changes too, every
+  // key an upsert), damaged, applied to the state they were written after.
+  if ((blob_mode & 64) && log.has_base) {
+    if (log.changes.empty()) {
+      probe_changes(s, log, 0, damaged(log.base));
+    } else {
+      probe_changes(s, log, log.changes.size() - 1, damaged(log.changes.back()));
     }
-    probe_load(s, blob);
   }
   return 0;
 }
