@@ -84,6 +84,7 @@ class PyFirstSeen {
   }
   py::bytes payload() const { return py::bytes(kernel_.payload()); }
   int64_t live_keys() const { return kernel_.live_keys(); }
+  size_t memory_usage() const { return kernel_.memory_usage(); }
   py::object previous_watermark() const {
     const int64_t w = kernel_.previous_watermark();
     if (w == dedup::FirstSeen::kNoWatermark) return py::none();
@@ -140,6 +141,7 @@ void register_dedup(py::module_& m) {
            "watermark, as int64 bytes (ascending): the local reduction before the shuffle.")
       .def("payload", &PyFirstSeen::payload, "The bucket's payload after the last step.")
       .def("live_keys", &PyFirstSeen::live_keys, "Entries after the last step.")
+      .def("memory_usage", &PyFirstSeen::memory_usage, "Bytes the loaded state holds.")
       .def("previous_watermark", &PyFirstSeen::previous_watermark,
            "The watermark (ms) the loaded state last ran at; None if unknown.")
       .def("stats", &PyFirstSeen::stats);

@@ -242,6 +242,9 @@ void FirstSeen::step(const ArrowSchema& schema, const ArrowArray& rows, int64_t 
       }
     }
     watermark_ms_ = watermark_ms;
+    // A state kept for the next micro-batch (bucket layout 2) ran at this watermark now.
+    previous_ms_ = watermark_ms;
+    legacy_ = false;
   }
 }
 

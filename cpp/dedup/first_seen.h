@@ -25,6 +25,7 @@
 // Cost: O(rows + entries) hashing per step, no per-row allocation.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -78,7 +79,8 @@ class FirstSeen {
   void load_rows(const ArrowSchema& schema, const ArrowArray& rows);
 
   // One micro-batch of the bucket's rows (a struct of the key columns, then the time column
-  // when timed) at watermark `watermark_ms` (ignored unless timed). Throws
+  // when timed) at watermark `watermark_ms` (ignored unless timed); afterwards the state has
+  // run at that watermark, so a next step continues from it as from its payload. Throws
   // std::invalid_argument for a batch that does not match.
   void step(const ArrowSchema& schema, const ArrowArray& rows, int64_t watermark_ms);
 
@@ -99,6 +101,11 @@ class FirstSeen {
   std::string payload() const;
   // Entries after the last step.
   int64_t live_keys() const { return live_; }
+  // Bytes the loaded state holds (its key table and per-slot arrays), not the candidates' table.
+  size_t memory_usage() const {
+    return keys_.memory_usage() + expires_.capacity() * sizeof(int64_t) + alive_.capacity() +
+           touched_.capacity() + emit_rows_.capacity() * sizeof(int64_t);
+  }
   // The last watermark the loaded state ran at (kNoWatermark: none).
   int64_t previous_watermark() const { return previous_ms_; }
   const FirstSeenStats& stats() const { return stats_; }

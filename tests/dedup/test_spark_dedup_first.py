@@ -149,7 +149,8 @@ def test_payload_round_trip_and_format_1():
     again = _tables([[(1, 20), (2, 30), (4, 13)]])[0].to_batches()[0]
     out, payload = step.run(payload, again, watermark_ms=14_000)
     assert out.column("tag").to_pylist() == ["b0:2"]  # 1 and 2 still there; 4 at 13 s new
-    assert step.previous_watermark == 0 and step.live_keys == 3  # 2 left, 4 came
+    # The state has run at 14 s now (the bound a next step of the same state takes).
+    assert step.previous_watermark == 14_000 and step.live_keys == 3  # 2 left, 4 came
     # Format 1: the key columns and first times as one Arrow IPC batch.
     legacy = pa.record_batch(
         {"k": pa.array([1, 7], pa.int64()), "ts": pa.array([5 * S, 60 * S], pa.timestamp("us"))}
@@ -157,7 +158,7 @@ def test_payload_round_trip_and_format_1():
     out, _ = step.run(legacy.serialize().to_pybytes(), again, watermark_ms=14_000)
     # Late bound of a format 1 state: this micro-batch's watermark (13 s is late).
     assert out.column("tag").to_pylist() == ["b0:1"]
-    assert step.previous_watermark is None
+    assert step.previous_watermark == 14_000
     with pytest.raises(ValueError, match="neither an Arrow IPC message nor"):
         step.load(b"junk")
     with pytest.raises(ValueError, match="cut short"):
@@ -165,3 +166,42 @@ def test_payload_round_trip_and_format_1():
     untimed = FirstSeenStep(dp)
     with pytest.raises(ValueError, match="written with a watermark"):
         untimed.load(payload)
+
+
+@pytest.mark.parametrize("timed", [True, False])
+def test_a_replica_of_the_log_holds_the_same_entries(timed):
+    """Bucket layout 2 (FirstSeenImage): before every step, a replica made from the base and
+    the log entries so far (each a step's key and time columns and watermark, replayed) emits
+    the same rows as the image that ran every step; a re-base halfway."""
+    from sliceflow.spark.dedup.first_seen import FirstSeenImage
+
+    dp = build_plan(SCHEMA, ["k"], keep="first")
+
+    def image() -> FirstSeenImage:
+        return FirstSeenImage(FirstSeenStep(dp, "ts" if timed else None, 10_000), timed)
+
+    rng = random.Random(3)
+    live = image()
+    base: list[bytes] | None = None
+    log: list[list[bytes]] = []
+    for i in range(12):
+        batch = [
+            (rng.randrange(15), None if rng.random() < 0.1 else 6 * i + rng.uniform(-8, 8))
+            for _ in range(10)
+        ]
+        rows = _tables([batch])[0].to_batches()[0]
+        watermark = max(0, (6 * i - 10) * 1000)
+        replica = image()
+        if base is not None:
+            replica.load_base(base)
+        for changes in log:
+            replica.apply(changes)
+        assert replica.step.previous_watermark == live.step.previous_watermark, i
+        assert replica.advance(rows, watermark, {}).equals(live.advance(rows, watermark, {})), i
+        if i == 5:
+            base, log = live.base(), []
+        else:
+            changes = live.changes()
+            assert changes is not None
+            log.append(changes)
+    assert live.empty() == (not timed and live.step.live_keys == 0)

@@ -19,6 +19,7 @@ from support.window_data import OURS, REF, SCHEMA, S, random_stream, spec_of
 
 from sliceflow import window as W
 from sliceflow._runtime.state_format import inspect
+from sliceflow._runtime.state_log import Head
 from sliceflow.spark import window_agg
 from sliceflow.spark.window.agg import WindowMetrics
 from sliceflow.testing.spark import run_to_end, window_bounds
@@ -99,8 +100,12 @@ def test_tumble_and_hop_equal_spark_streaming(spark, tmp_path_factory, seed, win
     assert sum(t.num_rows for t in ours.values()) == metrics.value.get("windows_emitted", 0)
 
 
-@pytest.mark.parametrize("emit", ["all", "incremental"])
-def test_cumulate_equals_the_streaming_model(spark, tmp_path, emit):
+@pytest.mark.parametrize(
+    "emit, cache_bytes", [("all", None), ("incremental", None), ("incremental", "0")]
+)
+def test_cumulate_equals_the_streaming_model(spark, tmp_path, emit, cache_bytes):
+    """Against the model, per micro-batch; with spark.sliceflow.state.cacheBytes = 0 every call
+    reads its bucket's base and replays its log (bucket layout 2)."""
     window = RefWindow("cumulate", 30 * S, 10 * S, offset=5 * S)
     # The first stream (by seed) that has late rows and null times.
     batches = next(
@@ -112,9 +117,17 @@ def test_cumulate_equals_the_streaming_model(spark, tmp_path, emit):
     write_micro_batches(str(tmp_path / "src"), batches)
     watermarked = stream_of(spark, str(tmp_path / "src"), SCHEMA).withWatermark("t", "4 seconds")
     metrics = WindowMetrics(spark)
-    out = window_agg(watermarked, spec_of(window), ["k"], OURS, emit=emit, metrics=metrics)
+    if cache_bytes is not None:
+        spark.conf.set("spark.sliceflow.state.cacheBytes", cache_bytes)
+    try:
+        out = window_agg(watermarked, spec_of(window), ["k"], OURS, emit=emit, metrics=metrics)
+    finally:
+        spark.conf.unset("spark.sliceflow.state.cacheBytes")
     ours = rows_by_batch(collect(out, str(tmp_path / "ck")))
     model = stream_reference(batches, "t", window, ["k"], REF, delay_us=4 * S, emit=emit)
+    if cache_bytes == "0":
+        assert metrics.value["state_log_entries_read"] > 0
+        assert metrics.value.get("state_cache_hits", 0) == 0
     expected = {b: canonical_rows(t, ["k"]) for b, t in enumerate(model.batches) if t.num_rows}
     assert same_batches(ours, expected)
     assert metrics.value["late_row_windows"] == model.late_pairs > 0
@@ -153,11 +166,17 @@ def test_restart_from_checkpoint_equals_spark(spark, tmp_path):
 
     def run(name: str) -> None:
         stream = stream_of(spark, str(tmp_path / "src"), SCHEMA).withWatermark("t", "5 seconds")
-        df = (
-            window_agg(stream, spec_of(window), ["k"], OURS)
-            if name == "ours"
-            else spark_own(stream, window)
-        )
+        # Every write a new base (bucket layout 2 without a log), so that the base values read
+        # below are the buckets' whole state.
+        spark.conf.set("spark.sliceflow.state.logShare", "0")
+        try:
+            df = (
+                window_agg(stream, spec_of(window), ["k"], OURS)
+                if name == "ours"
+                else spark_own(stream, window)
+            )
+        finally:
+            spark.conf.unset("spark.sliceflow.state.logShare")
         run_to_end(df, str(tmp_path / f"ck_{name}"), path=str(tmp_path / f"sink_{name}"))
 
     run("ours")
@@ -182,6 +201,8 @@ def test_restart_from_checkpoint_equals_spark(spark, tmp_path):
     def sections(value) -> list[bytes]:
         return inspect(bytes(value["blob"]))["sections"]
 
+    heads = [Head.decode(sections(v)[0]) for v in state_of("sliceflow_window_bucket_rows_head")]
+    assert heads and all(h.log_entries == 0 for h in heads)
     watermarks = [watermark_from(sections(v)) for v in state_of("sliceflow_window_bucket")]
     model = stream_reference(batches, "t", window, ["k"], REF, delay_us=5 * S)
     assert watermarks and set(watermarks) == {model.watermarks_ms[-1]}

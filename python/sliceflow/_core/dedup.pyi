@@ -75,6 +75,10 @@ class FirstSeen:
         """
         Starts a bucket from the earlier layout: the key columns (and the first row's time).
         """
+    def memory_usage(self) -> int:
+        """
+        Bytes the loaded state holds.
+        """
     def payload(self) -> bytes:
         """
         The bucket's payload after the last step.

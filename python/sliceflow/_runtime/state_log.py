@@ -34,8 +34,11 @@ from __future__ import annotations
 
 import secrets
 import struct
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
+
+import pyarrow as pa
 
 __all__ = [
     "COMPACT_SHARE",
@@ -45,14 +48,18 @@ __all__ = [
     "entry_link",
     "new_token",
     "parse_link",
+    "read_entry",
     "should_compact",
 ]
 
+T = TypeVar("T")
+
 #: The layout a head names (layout 1: one whole value per bucket, no head).
 LAYOUT_VERSION = 2
-#: A bucket's log is folded into a new base once its bytes would pass this share of the base's:
-#: a cold read is then at most 1.5 x the base, and each micro-batch's changes are written about
-#: three times in all (the entry, then their share of the next base).
+#: A bucket's log is folded into a new base once its bytes would pass this share of the base's
+#: (the default of ``spark.sliceflow.state.logShare``): a cold read is then at most 1.5 x the
+#: base, and each micro-batch's changes are written about three times in all (the entry, then
+#: their share of the next base).
 COMPACT_SHARE = 0.5
 #: ... or once it would hold more entries than this (a cold read reads every entry, one state
 #: call each).
@@ -128,19 +135,35 @@ def parse_link(section: bytes) -> tuple[int, int]:
     return int(parent), int(token)
 
 
-def should_compact(head: Head | None, change_bytes: int) -> bool:
+def should_compact(head: Head | None, change_bytes: int, share: float = COMPACT_SHARE) -> bool:
     """Whether a micro-batch whose changes take ``change_bytes`` writes a new base rather than
-    a log entry: always without a head (a bucket's first write, or a layout-1 value), else when
-    the log would pass :data:`COMPACT_SHARE` of the base (and :data:`MIN_COMPACT_BYTES`) or
-    :data:`MAX_LOG_ENTRIES` entries."""
-    if head is None:
+    a log entry: always without a head (a bucket's first write, or a layout-1 value) or with
+    ``share`` 0, else when the log would pass ``share`` of the base (and
+    :data:`MIN_COMPACT_BYTES`) or :data:`MAX_LOG_ENTRIES` entries."""
+    if head is None or share <= 0:
         return True
     log = head.log_bytes + change_bytes
     if head.log_entries + 1 > MAX_LOG_ENTRIES:
         return True
-    return log > MIN_COMPACT_BYTES and log > COMPACT_SHARE * head.base_bytes
+    return log > MIN_COMPACT_BYTES and log > share * head.base_bytes
 
 
 def section_bytes(sections: Sequence[bytes]) -> int:
     """The payload bytes of a value's sections."""
     return sum(len(s) for s in sections)
+
+
+def read_entry(what: str, read: Callable[[], T]) -> T:
+    """``read()`` (the decoding of a log entry's section, e.g. an Arrow IPC stream), with any
+    error of a damaged section (pyarrow raises ``ArrowInvalid`` or ``OSError``) as a
+    ``ValueError`` that names ``what`` and says the checkpoint is damaged.
+
+    >>> read_entry("topn state log entry", lambda: pa.ipc.open_stream(b"junk").read_all())
+    Traceback (most recent call last):
+    ...
+    ValueError: topn state log entry: damaged (damaged checkpoint): ...
+    """
+    try:
+        return read()
+    except (pa.ArrowException, OSError, ValueError, EOFError) as error:
+        raise ValueError(f"{what}: damaged (damaged checkpoint): {error}") from error

@@ -68,8 +68,8 @@ class FirstSeenStep:
 
     @property
     def previous_watermark(self) -> int | None:
-        """The watermark (ms) the last loaded state ran at; None for a new bucket or a state of
-        payload format 1."""
+        """The watermark (ms) the state last ran at: the last step's, else the loaded payload's;
+        None for a new bucket or a state of payload format 1 before its first step."""
         value: int | None = self._kernel.previous_watermark()
         return value
 
@@ -104,6 +104,22 @@ class FirstSeenStep:
             self._seen = now
         taken = rows.select(self._dp.payload_schema.names)
         return taken.take(pa.array(np.frombuffer(emit, dtype=np.int64)))
+
+    def kernel_rows(self, rows: pa.RecordBatch) -> pa.RecordBatch:
+        """The columns of ``rows`` a step reads (the key columns, then the time column): what
+        :meth:`replay` takes."""
+        return rows.select(list(dict.fromkeys(self._names)))
+
+    def replay(self, kernel_rows: pa.RecordBatch, watermark_ms: int) -> None:
+        """:meth:`advance` over :meth:`kernel_rows` of its rows, for the state alone (a bucket
+        brought up to date from its log: the rows were emitted when the step first ran)."""
+        struct = _struct(kernel_rows, self._names)
+        self._kernel.step(*c_array(struct), buffer_sizes(struct), watermark_ms)
+        self._seen = dict(self._kernel.stats())
+
+    def memory_usage(self) -> int:
+        """Bytes the loaded state holds."""
+        return int(self._kernel.memory_usage())
 
     def candidates(self, rows: pa.RecordBatch) -> pa.RecordBatch:
         """The local reduction before the shuffle: the rows of ``rows`` (all its columns) that

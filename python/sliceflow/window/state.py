@@ -39,6 +39,7 @@ __all__ = [
     "from_sections",
     "read_table",
     "rows_sections",
+    "sweep",
     "watermark_from",
     "watermark_sections",
     "write_table",
@@ -155,22 +156,37 @@ def advance(
     counters: MutableMapping[str, int] = stats if stats is not None else {}
     if state is None:
         state = BucketState(watermark_ms, wp.partial_schema.empty_table())
+    fresh = fold(wp, batches, state.watermark_ms * 1000, counters)
+    return sweep(wp, emit, state, watermark_ms, fresh, counters)
+
+
+def sweep(
+    wp: WindowPlan,
+    emit: str,
+    state: BucketState,
+    watermark_ms: int,
+    fresh: pa.Table,
+    stats: MutableMapping[str, int] | None = None,
+) -> tuple[pa.Table, BucketState]:
+    """Steps 2 and 3: the folded partial rows ``fresh`` (:func:`fold` with the state's
+    watermark as the floor) merged with the state's, the windows that end after the state's
+    watermark and by ``watermark_ms`` fired, the rest carried. A function of its arguments
+    alone, so a step replayed from the same state and ``fresh`` gives the same new state."""
+    counters: MutableMapping[str, int] = stats if stats is not None else {}
     watermark_ms = max(watermark_ms, state.watermark_ms)
     floor, limit = state.watermark_ms * 1000, watermark_ms * 1000
-    fresh = fold(wp, batches, floor, counters)
-
-    sweep = window_kernel.GlobalAggregator(
+    kernel = window_kernel.GlobalAggregator(
         wp.plan, wp.partial_schema.__arrow_c_schema__(), wp.output_schema.__arrow_c_schema__()
     )
-    sweep.set_bounds(floor, limit)
+    kernel.set_bounds(floor, limit)
     for run, table in ((0, state.partials), (1, fresh)):
         for batch in table.to_batches():
             if batch.num_rows:
-                add_batch(sweep, batch, run)
-    sweep.finish()
-    fired = list(drain(sweep.pull, wp.output_schema))
-    carried_rows = pa.array(import_struct(pa.int64(), sweep.take_carry()))
-    add_stats(counters, sweep.stats())
+                add_batch(kernel, batch, run)
+    kernel.finish()
+    fired = list(drain(kernel.pull, wp.output_schema))
+    carried_rows = pa.array(import_struct(pa.int64(), kernel.take_carry()))
+    add_stats(counters, kernel.stats())
     partials = pa.concat_tables([state.partials, fresh]).take(carried_rows)
 
     out = pa.Table.from_batches(fired, schema=wp.output_schema)

@@ -161,6 +161,7 @@ class BucketProcessor(StatefulProcessor):
             change_sections=change_sections,
             scope=self._scope,
             cache_bytes=self._task.state_cache_bytes,
+            log_share=self._task.state_log_share,
         )
 
     @property

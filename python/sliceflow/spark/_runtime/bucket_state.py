@@ -37,6 +37,7 @@ from pyspark.sql import types as T
 
 from sliceflow._runtime.state_format import Identity, open_value, seal
 from sliceflow._runtime.state_log import (
+    COMPACT_SHARE,
     Head,
     entry_link,
     new_token,
@@ -48,6 +49,7 @@ from sliceflow._runtime.state_log import (
 __all__ = [
     "CACHE_CONF",
     "DEFAULT_CACHE_BYTES",
+    "LOG_SHARE_CONF",
     "BucketImage",
     "LoggedState",
     "WorkerCache",
@@ -59,6 +61,9 @@ __all__ = [
 CACHE_CONF = "spark.sliceflow.state.cacheBytes"
 #: Its default: 512 MiB per worker.
 DEFAULT_CACHE_BYTES = 512 << 20
+#: The Spark conf of the share of a bucket's base its log may reach before a micro-batch writes
+#: a new base instead (default ``state_log.COMPACT_SHARE``; 0: every write is a new base).
+LOG_SHARE_CONF = "spark.sliceflow.state.logShare"
 
 #: The schema of every value a logged state keeps: one sealed value.
 BLOB_SCHEMA = T.StructType([T.StructField("blob", T.BinaryType(), False)])
@@ -157,6 +162,7 @@ class LoggedState(Generic[ImageT]):
         change_sections: int,
         scope: str,
         cache_bytes: int,
+        log_share: float = COMPACT_SHARE,
     ) -> None:
         self._base = handle.getValueState(name, BLOB_SCHEMA)
         self._head = handle.getValueState(name + "_head", BLOB_SCHEMA)
@@ -169,6 +175,7 @@ class LoggedState(Generic[ImageT]):
         self._entry_sections = 1 + change_sections
         self._scope = scope
         self._cache_bytes = cache_bytes
+        self._log_share = log_share
         # The call in progress: its bucket, the head it opened and its version.
         self._bucket = -1
         self._opened: Head | None = None
@@ -300,7 +307,7 @@ class LoggedState(Generic[ImageT]):
         token = new_token()
         seq = 0 if head is None else head.seq + 1
         change_bytes = 0 if changes is None else section_bytes(changes)
-        if should_compact(head, change_bytes):
+        if should_compact(head, change_bytes, self._log_share):
             base = image.base()
             self._base.update(self._seal(base, stats))
             if head is not None and head.log_entries:

@@ -44,6 +44,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from sliceflow._runtime.spark_hash import spark_hash
+from sliceflow._runtime.state_log import read_entry
 
 __all__ = ["KeyedRows", "key_hashes"]
 
@@ -71,7 +72,7 @@ def _ipc(rows: pa.RecordBatch) -> bytes:
 
 
 def _from_ipc(data: bytes, schema: pa.Schema) -> pa.RecordBatch:
-    table = pa.ipc.open_stream(pa.py_buffer(data)).read_all()
+    table = read_entry("state log entry", lambda: pa.ipc.open_stream(pa.py_buffer(data)).read_all())
     if not table.schema.equals(schema):
         raise ValueError(
             f"state log entry: rows with the columns {table.schema}, expected {schema} "

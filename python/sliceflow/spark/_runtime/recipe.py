@@ -90,7 +90,12 @@ class OperatorCall:
             operator,
             df,
             settings,
-            TaskContext(settings.memory_limits, accumulator, settings.state_cache_bytes),
+            TaskContext(
+                settings.memory_limits,
+                accumulator,
+                settings.state_cache_bytes,
+                settings.state_log_share,
+            ),
             resolver(df, settings.case_sensitive),
         )
 

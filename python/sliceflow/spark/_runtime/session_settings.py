@@ -13,6 +13,8 @@ closure: Python workers have no session to read them from.
   (:mod:`sliceflow.spark._runtime.memory_conf`);
 * ``spark.sliceflow.state.cacheBytes`` -- the decoded bucket states a Python worker keeps
   between micro-batches (:mod:`sliceflow.spark._runtime.bucket_state`; default 512 MiB);
+* ``spark.sliceflow.state.logShare`` -- the share of a bucket's base its log of changes may
+  reach before a micro-batch writes a new base instead (default 0.5; 0: always a new base);
 * ``spark.sliceflow.fusion.enabled`` -- whether an operator over the ``sliceflow.json``
   source runs its local phase inside the source's read (the fused scan; default true);
 * ``spark.sliceflow.fusion.streams.enabled`` -- whether it does so over a stream too (default
@@ -26,7 +28,8 @@ from typing import Any
 
 from pyspark.sql import SparkSession
 
-from sliceflow.spark._runtime.bucket_state import CACHE_CONF, DEFAULT_CACHE_BYTES
+from sliceflow._runtime.state_log import COMPACT_SHARE
+from sliceflow.spark._runtime.bucket_state import CACHE_CONF, DEFAULT_CACHE_BYTES, LOG_SHARE_CONF
 from sliceflow.spark._runtime.memory_conf import from_session
 
 __all__ = ["FUSION_CONF", "STREAM_FUSION_CONF", "SessionSettings", "session_time_zone"]
@@ -75,6 +78,8 @@ class SessionSettings:
     stream_fusion: bool = False
     #: ``spark.sliceflow.state.cacheBytes`` (default 512 MiB; 0 keeps nothing).
     state_cache_bytes: int = DEFAULT_CACHE_BYTES
+    #: ``spark.sliceflow.state.logShare`` (default 0.5).
+    state_log_share: float = COMPACT_SHARE
 
     @classmethod
     def read(cls, spark: Any = None) -> SessionSettings:
@@ -93,7 +98,22 @@ class SessionSettings:
             fusion=_flag(conf, FUSION_CONF, "true"),
             stream_fusion=_flag(conf, STREAM_FUSION_CONF, "false"),
             state_cache_bytes=_byte_size(conf, CACHE_CONF, DEFAULT_CACHE_BYTES),
+            state_log_share=_share(conf, LOG_SHARE_CONF, COMPACT_SHARE),
         )
+
+
+def _share(conf: Any, name: str, default: float) -> float:
+    """A non-negative number conf, checked, naming it."""
+    value = conf.get(name, None)
+    if value is None or not str(value).strip():
+        return default
+    try:
+        share = float(value)
+    except ValueError:
+        share = -1.0
+    if not share >= 0 or share == float("inf"):
+        raise ValueError(f"{name} must be a number >= 0 (0: always a new base), not {value!r}")
+    return share
 
 
 def _byte_size(conf: Any, name: str, default: int) -> int:

@@ -15,6 +15,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from sliceflow._runtime.state_log import COMPACT_SHARE
 from sliceflow.spark._runtime.bucket_state import DEFAULT_CACHE_BYTES
 from sliceflow.spark._runtime.memory_conf import apply_in_worker
 
@@ -31,6 +32,8 @@ class TaskContext:
     #: The bytes of decoded bucket states a worker keeps between micro-batches
     #: (``spark.sliceflow.state.cacheBytes``).
     state_cache_bytes: int = DEFAULT_CACHE_BYTES
+    #: The share of a bucket's base its log may reach (``spark.sliceflow.state.logShare``).
+    state_log_share: float = COMPACT_SHARE
 
     def start(self) -> None:
         """In the worker, before the first kernel call: applies the memory limits."""

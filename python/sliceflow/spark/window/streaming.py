@@ -23,9 +23,13 @@ bucket remembers the watermark it last ran at and is made to run at every waterm
 of the packing step sends each bucket a message, empty if it has no rows for it): the
 remembered watermark is then always ``watermark_{b-1}``.
 
-A bucket keeps two values (sealed state values, docs/state.md), under the plan identity of
-``window.plan.identity``: the watermark it last ran at (read on every call) and its
-carried rows (read only when the bucket has work).
+A bucket keeps, under the plan identity of ``window.plan.identity`` (sealed state values,
+docs/state.md): the watermark it last ran at (one value, read on every call) and its carried
+rows in bucket layout 2 (``spark/_runtime/bucket_state.py``: a base, a log and a head, opened
+only when the bucket has work). A log entry is one step's folded partial rows with the step's
+two watermarks (:class:`WindowImage`): a micro-batch writes the (key, slice) partials of the
+rows it brought, and a worker that holds the bucket's previous version replays the step's
+sweep instead of reading the carried rows.
 """
 
 from __future__ import annotations
@@ -38,6 +42,7 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from sliceflow._runtime.spark_types import spark_struct
+from sliceflow._runtime.state_log import read_entry
 from sliceflow.spark._runtime.bucket_labels import bucket_labels
 from sliceflow.spark._runtime.bucket_processor import BucketCall, BucketProcessor, process_buckets
 from sliceflow.spark._runtime.bucket_rows import PACKED_SCHEMA, pack_keyed_rows
@@ -48,11 +53,15 @@ from sliceflow.spark.json.fused_scan import local_phase_frame
 from sliceflow.window.plan import WindowPlan
 from sliceflow.window.plan import identity as window_identity
 from sliceflow.window.state import (
-    advance,
+    BucketState,
+    fold,
     from_sections,
+    read_table,
     rows_sections,
+    sweep,
     watermark_from,
     watermark_sections,
+    write_table,
 )
 
 __all__ = [
@@ -73,11 +82,79 @@ STATE_NAME = "sliceflow_window_bucket"
 DATA_STATE_NAME = "sliceflow_window_bucket_rows"
 
 
+#: The largest watermark (ms) whose microseconds fit an int64.
+_MAX_WATERMARK_MS = (2**63 - 1) // 1000
+
+
+class WindowImage:
+    """A bucket's carried partial rows (and emitted windows) as a logged state's image: a log
+    entry is one step's folded rows with the step's watermarks, and replaying it runs the same
+    sweep (``window.state.sweep``), so an entry holds the rows the micro-batch brought, never
+    the rows it carried."""
+
+    def __init__(self, wp: WindowPlan, emit: str) -> None:
+        self._wp = wp
+        self._emit = emit
+        self.state = BucketState(0, wp.partial_schema.empty_table())
+        self._step: tuple[int, int, pa.Table] | None = None
+
+    def step(
+        self, watermark_ms: int, rows: list[pa.RecordBatch], stats: dict[str, int]
+    ) -> pa.Table:
+        """One step (``window.state.advance``) from :attr:`state`: the windows it fires."""
+        wp, floor = self._wp, self.state.watermark_ms
+        fresh = fold(wp, rows, floor * 1000, stats)
+        out, self.state = sweep(wp, self._emit, self.state, watermark_ms, fresh, stats)
+        if fresh.num_rows or self.state.watermark_ms != floor:
+            self._step = (floor, self.state.watermark_ms, fresh)
+        return out
+
+    def load_base(self, sections: list[bytes]) -> None:
+        self.state = from_sections(sections, self._wp, self.state.watermark_ms)
+
+    def apply(self, sections: list[bytes]) -> None:
+        bounds, fresh = sections
+        if len(bounds) != 16:
+            raise ValueError("window_agg state log entry: damaged watermarks (damaged checkpoint)")
+        floor = int.from_bytes(bounds[:8], "little", signed=True)
+        limit = int.from_bytes(bounds[8:], "little", signed=True)
+        if not 0 <= floor <= limit <= _MAX_WATERMARK_MS:
+            raise ValueError(
+                f"window_agg state log entry: watermarks {floor} .. {limit} ms out of order or "
+                "range (damaged checkpoint)"
+            )
+        wp = self._wp
+        self.state.watermark_ms = floor
+        what = "window_agg state log entry"
+        fresh_rows = read_entry(what, lambda: read_table(fresh, wp.partial_schema))
+        _, self.state = sweep(wp, self._emit, self.state, limit, fresh_rows)
+
+    def changes(self) -> list[bytes] | None:
+        step, self._step = self._step, None
+        if step is None:
+            return None
+        floor, limit, fresh = step
+        bounds = floor.to_bytes(8, "little", signed=True) + limit.to_bytes(8, "little", signed=True)
+        return [bounds, write_table(fresh)]
+
+    def base(self) -> list[bytes]:
+        self._step = None
+        return rows_sections(self.state)
+
+    def empty(self) -> bool:
+        emitted = self.state.emitted
+        return self.state.partials.num_rows == 0 and (emitted is None or emitted.num_rows == 0)
+
+    def memory_usage(self) -> int:
+        emitted = self.state.emitted
+        return int(self.state.partials.nbytes + (0 if emitted is None else emitted.nbytes))
+
+
 class WindowBucketProcessor(BucketProcessor):
     """One call per bucket per micro-batch, and one per watermark advance (event time)."""
 
     operator = "window_agg"
-    state_names = (STATE_NAME, DATA_STATE_NAME)
+    state_names = (STATE_NAME,)
     time_mode = "EventTime"
 
     def __init__(
@@ -93,6 +170,12 @@ class WindowBucketProcessor(BucketProcessor):
         self._emit = emit
         self._emit_step = emit_step
 
+    def setup(self) -> None:
+        wp, emit = self._wp, self._emit
+        self._rows = self.logged(
+            DATA_STATE_NAME, lambda: WindowImage(wp, emit), base_sections=2, change_sections=2
+        )
+
     def advance(self, call: BucketCall) -> Iterator[pa.RecordBatch]:
         watermark_ms = call.watermark_ms
         assert watermark_ms is not None  # event time
@@ -104,14 +187,12 @@ class WindowBucketProcessor(BucketProcessor):
             # window can fire.
             return
         # A bucket first runs in the first micro-batch with data: nothing is late yet.
-        state = (
-            from_sections(self.load(DATA_STATE_NAME, 2), self._wp, previous)
-            if previous is not None
-            else None
-        )
+        image = self._rows.open(call.bucket, call.stats)
+        image.state.watermark_ms = watermark_ms if previous is None else previous
         call.stats["bucket_runs"] = 1
-        out, state = advance(self._wp, self._emit, state, watermark_ms, rows, call.stats)
-        self.store(DATA_STATE_NAME, rows_sections(state))
+        out = image.step(watermark_ms, rows, call.stats)
+        self._rows.commit(image, call.stats)
+        state = image.state
         if state.watermark_ms != previous:
             self.store(STATE_NAME, watermark_sections(state.watermark_ms))
             # Run again as soon as the watermark moves (an expired timer is gone already).
