@@ -284,6 +284,23 @@ GOLDEN = {
     # payload alone; spark/topn_streaming.py).
     "topn_v1": Golden("topn_v1", CHANGELOG_SCHEMA, _changelog_batches, _topn_query),
     "topn": Golden("topn", CHANGELOG_SCHEMA, _changelog_batches, _topn_query),
+    # Bucket layout 2 (docs/state.md): each bucket's base, a log entry per later micro-batch and
+    # the head; the checkpoints above are bucket layout 1 (one value per bucket).
+    "window_agg_log": Golden("window_agg_log", WINDOW_SCHEMA, _window_batches, _window_query),
+    "changelog_agg_log": Golden(
+        "changelog_agg_log", CHANGELOG_SCHEMA, _changelog_batches, _changelog_query
+    ),
+    "deduplicate_log": Golden(
+        "deduplicate_log", CHANGELOG_SCHEMA, _changelog_batches, _dedup_query
+    ),
+    "deduplicate_first_log": Golden(
+        "deduplicate_first_log",
+        WINDOW_SCHEMA,
+        _window_batches,
+        _dedup_first_watermark_query,
+        restart_in_fresh_run=True,
+    ),
+    "topn_log": Golden("topn_log", CHANGELOG_SCHEMA, _changelog_batches, _topn_query),
 }
 
 
