@@ -8,14 +8,10 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 
 import pytest
-from support import ROOT
+from support import ROOT, run_script
 from test_bench_window_stream import tables
-
-import sliceflow
 
 SCRIPT = os.path.join(ROOT, "bench", "bench_state_cost.py")
 README = os.path.join(ROOT, "bench", "README.md")
@@ -26,35 +22,8 @@ PARTS = ("changelog", "topn", "dedup")
 @pytest.mark.timeout(400)
 def test_quick_report_structure(tmp_path):
     out_json = tmp_path / "results.json"
-    env = dict(os.environ)
-    pkg_root = os.path.dirname(os.path.dirname(os.path.abspath(sliceflow.__file__)))
-    env["PYTHONPATH"] = os.pathsep.join(
-        [pkg_root, *[p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]]
-    )
-    env.setdefault("PYSPARK_PYTHON", sys.executable)
-    env.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
-    proc = subprocess.run(
-        [
-            sys.executable,
-            SCRIPT,
-            "--quick",
-            "--keys",
-            "3000",
-            "--batches",
-            "3",
-            "--data-dir",
-            str(tmp_path / "data"),
-            "--json",
-            str(out_json),
-        ],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=380,
-    )
-    assert proc.returncode == 0, proc.stderr[-4000:]
-    stdout = proc.stdout
+    args = ["--quick", "--keys", "3000", "--batches", "3", "--data-dir", str(tmp_path / "data")]
+    stdout, _ = run_script(SCRIPT, [*args, "--json", str(out_json)], timeout=380)
     assert stdout.startswith("Run ") and "`" in stdout.splitlines()[0]  # the command
     assert "Machine: " in stdout and "Load average" in stdout
     found = tables(stdout)

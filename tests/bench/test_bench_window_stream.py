@@ -10,13 +10,9 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
-import sys
 
 import pytest
-from support import ROOT
-
-import sliceflow
+from support import ROOT, run_script
 
 SCRIPT = os.path.join(ROOT, "bench", "bench_window_stream.py")
 README = os.path.join(ROOT, "bench", "README.md")
@@ -60,37 +56,19 @@ def tables(text: str) -> list[list[list[str]]]:
 def quick_run(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("bench-window-stream")
     out_json = tmp / "results.json"
-    env = dict(os.environ)
-    pkg_root = os.path.dirname(os.path.dirname(os.path.abspath(sliceflow.__file__)))
-    env["PYTHONPATH"] = os.pathsep.join(
-        [pkg_root, *[p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]]
-    )
-    env.setdefault("PYSPARK_PYTHON", sys.executable)
-    env.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
-    proc = subprocess.run(
-        [
-            sys.executable,
-            SCRIPT,
-            "--quick",
-            # The model check of one query (tests/window/test_spark_window_stream.py checks
-            # every window kind against the model): the smoke run checks the wiring.
-            "--check-queries",
-            "sf-hop1d",
-            "--data-dir",
-            str(tmp / "data"),
-            "--json",
-            str(out_json),
-        ],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=280,
-    )
-    assert proc.returncode == 0, proc.stderr[-4000:]
+    args = [
+        "--quick",
+        # The model check of one query (tests/window/test_spark_window_stream.py checks
+        # every window kind against the model): the smoke run checks the wiring.
+        "--check-queries",
+        "sf-hop1d",
+        "--data-dir",
+        str(tmp / "data"),
+    ]
+    stdout, stderr = run_script(SCRIPT, [*args, "--json", str(out_json)], timeout=280)
     with open(out_json, encoding="utf-8") as f:
         results = json.load(f)
-    return proc.stdout, proc.stderr, results
+    return stdout, stderr, results
 
 
 @pytest.mark.spark

@@ -11,7 +11,7 @@ import pickle
 import struct
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sliceflow._runtime import state_log
@@ -158,6 +158,14 @@ def logged(store: Store, bucket: int, cache_bytes: int = 1 << 30) -> LoggedState
     )
 
 
+@pytest.fixture(autouse=True)
+def own_cache():
+    """Each test swaps the worker caches it simulates in; the process's cache comes back."""
+    saved = bucket_state._CACHE
+    yield
+    bucket_state._CACHE = saved
+
+
 def run_call(store, bucket, writes, cache, commit=True, cache_bytes=1 << 30):
     """One call of ``bucket`` in the worker whose cache is ``cache``: opens, checks nothing,
     applies ``writes``; returns the state it opened and the call's counters."""
@@ -188,125 +196,103 @@ micro_batches = st.lists(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(
+    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(micro_batches)
 def test_every_call_opens_the_committed_state(batches):
     store = Store()
     caches = [WorkerCache() for _ in range(3)]
     model: dict[int, dict[int, int]] = {0: {}, 1: {}}
-    saved = bucket_state._CACHE
-    try:
-        for bucket, worker, writes, commit, budget in batches:
-            opened, _ = run_call(store, bucket, writes, caches[worker], commit, budget)
+    for bucket, worker, writes, commit, budget in batches:
+        opened, _ = run_call(store, bucket, writes, caches[worker], commit, budget)
+        assert opened == model[bucket]
+        if commit:
+            for k, v in writes:
+                if v is None:
+                    model[bucket].pop(k, None)
+                else:
+                    model[bucket][k] = v
+    for bucket in (0, 1):
+        for cache in caches:
+            opened, _ = run_call(store, bucket, [], cache)
             assert opened == model[bucket]
-            if commit:
-                for k, v in writes:
-                    if v is None:
-                        model[bucket].pop(k, None)
-                    else:
-                        model[bucket][k] = v
-        for bucket in (0, 1):
-            for cache in caches:
-                opened, _ = run_call(store, bucket, [], cache)
-                assert opened == model[bucket]
-    finally:
-        bucket_state._CACHE = saved
 
 
 def test_a_hit_reads_only_the_head_and_writes_the_changes():
     store = Store()
     cache = WorkerCache()
-    saved = bucket_state._CACHE
-    try:
-        run_call(store, 0, [(k, k) for k in range(5000)], cache)  # the base
-        store.calls = 0
-        opened, stats = run_call(store, 0, [(1, 7), (2, None)], cache)
-        assert len(opened) == 5000
-        assert stats["state_cache_hits"] == 1 and stats["state_log_appends"] == 1
-        # Read: the head; written: one log entry and the head.
-        assert stats["state_bytes_read"] < 400
-        assert stats["state_bytes_written"] < 1000
-        assert store.calls == 4  # head exists + get, entry update, head update
-        # Another worker catches up from the base and the entry.
-        other = WorkerCache()
-        opened, stats = run_call(store, 0, [], other)
-        assert opened[1] == 7 and 2 not in opened and stats["state_cold_reads"] == 1
-        # Nothing changed: nothing written.
-        _, stats = run_call(store, 0, [], other)
-        assert stats["state_bytes_written"] == 0
-    finally:
-        bucket_state._CACHE = saved
+    run_call(store, 0, [(k, k) for k in range(5000)], cache)  # the base
+    store.calls = 0
+    opened, stats = run_call(store, 0, [(1, 7), (2, None)], cache)
+    assert len(opened) == 5000
+    assert stats["state_cache_hits"] == 1 and stats["state_log_appends"] == 1
+    # Read: the head; written: one log entry and the head.
+    assert stats["state_bytes_read"] < 400
+    assert stats["state_bytes_written"] < 1000
+    assert store.calls == 4  # head exists + get, entry update, head update
+    # Another worker catches up from the base and the entry.
+    other = WorkerCache()
+    opened, stats = run_call(store, 0, [], other)
+    assert opened[1] == 7 and 2 not in opened and stats["state_cold_reads"] == 1
+    # Nothing changed: nothing written.
+    _, stats = run_call(store, 0, [], other)
+    assert stats["state_bytes_written"] == 0
 
 
 def test_a_worker_behind_reads_only_the_entries_it_lacks():
     store = Store()
     a, b = WorkerCache(), WorkerCache()
-    saved = bucket_state._CACHE
-    try:
-        run_call(store, 0, [(k, k) for k in range(5000)], a)
-        run_call(store, 0, [(1, 1)], b)  # b cold, writes entry 1
-        run_call(store, 0, [(2, 2)], b)  # b hit, entry 2
-        opened, stats = run_call(store, 0, [(3, 3)], a)  # a at the base: entries 1, 2
-        assert stats["state_catch_ups"] == 1 and stats["state_log_entries_read"] == 2
-        assert opened[1] == 1 and opened[2] == 2
-        assert stats["state_bytes_read"] < 1500
-    finally:
-        bucket_state._CACHE = saved
+    run_call(store, 0, [(k, k) for k in range(5000)], a)
+    run_call(store, 0, [(1, 1)], b)  # b cold, writes entry 1
+    run_call(store, 0, [(2, 2)], b)  # b hit, entry 2
+    opened, stats = run_call(store, 0, [(3, 3)], a)  # a at the base: entries 1, 2
+    assert stats["state_catch_ups"] == 1 and stats["state_log_entries_read"] == 2
+    assert opened[1] == 1 and opened[2] == 2
+    assert stats["state_bytes_read"] < 1500
 
 
 def test_an_attempt_thrown_away_is_never_taken_for_the_store():
     store = Store()
     cache = WorkerCache()
-    saved = bucket_state._CACHE
-    try:
-        run_call(store, 0, [(1, 1)], cache)
-        run_call(store, 0, [(1, 2)], cache, commit=False)  # the cache now holds 1 -> 2
-        opened, stats = run_call(store, 0, [(5, 5)], cache)
-        assert opened == {1: 1} and stats["state_cold_reads"] == 1
-        # The same sequence number again, written by another attempt: still not taken.
-        run_call(store, 0, [(1, 3)], cache, commit=False)
-        opened, _ = run_call(store, 0, [], WorkerCache())
-        assert opened == {1: 1, 5: 5}
-        opened, _ = run_call(store, 0, [], cache)
-        assert opened == {1: 1, 5: 5}
-    finally:
-        bucket_state._CACHE = saved
+    run_call(store, 0, [(1, 1)], cache)
+    run_call(store, 0, [(1, 2)], cache, commit=False)  # the cache now holds 1 -> 2
+    opened, stats = run_call(store, 0, [(5, 5)], cache)
+    assert opened == {1: 1} and stats["state_cold_reads"] == 1
+    # The same sequence number again, written by another attempt: still not taken.
+    run_call(store, 0, [(1, 3)], cache, commit=False)
+    opened, _ = run_call(store, 0, [], WorkerCache())
+    assert opened == {1: 1, 5: 5}
+    opened, _ = run_call(store, 0, [], cache)
+    assert opened == {1: 1, 5: 5}
 
 
 def test_the_log_is_folded_into_a_new_base():
     store = Store()
     cache = WorkerCache()
-    saved = bucket_state._CACHE
-    try:
-        run_call(store, 0, [(k, k) for k in range(20_000)], cache)
-        compactions = 0
-        for i in range(300):
-            _, stats = run_call(store, 0, [(k, i) for k in range(i % 50, 20_000, 400)], cache)
-            compactions += stats.get("state_compactions", 0)
-        head = Head.decode(
-            bucket_state.open_value(
-                "changelog_agg", IDENTITY, store.committed[("v", "s_head", 0)][0], 1
-            )[0]
-        )
-        assert head.log_entries <= state_log.MAX_LOG_ENTRIES
-        assert head.log_bytes <= state_log.COMPACT_SHARE * head.base_bytes
-        assert 1 <= compactions < 300 // 10
-        entries = [k for k in store.committed if k[0] == "m"]
-        assert len(entries) == head.log_entries
-    finally:
-        bucket_state._CACHE = saved
+    run_call(store, 0, [(k, k) for k in range(20_000)], cache)
+    compactions = 0
+    for i in range(300):
+        _, stats = run_call(store, 0, [(k, i) for k in range(i % 50, 20_000, 400)], cache)
+        compactions += stats.get("state_compactions", 0)
+    head = Head.decode(
+        bucket_state.open_value(
+            "changelog_agg", IDENTITY, store.committed[("v", "s_head", 0)][0], 1
+        )[0]
+    )
+    assert head.log_entries <= state_log.MAX_LOG_ENTRIES
+    assert head.log_bytes <= state_log.COMPACT_SHARE * head.base_bytes
+    assert 1 <= compactions < 300 // 10
+    entries = [k for k in store.committed if k[0] == "m"]
+    assert len(entries) == head.log_entries
 
 
 def test_an_emptied_bucket_leaves_nothing_in_the_store():
     store = Store()
-    saved = bucket_state._CACHE
-    try:
-        run_call(store, 0, [(1, 1), (2, 2)], WorkerCache())
-        run_call(store, 0, [(3, 3)], WorkerCache())
-        _, stats = run_call(store, 0, [(1, None), (2, None), (3, None)], WorkerCache())
-        assert stats["state_clears"] == 1 and store.committed == {}
-    finally:
-        bucket_state._CACHE = saved
+    run_call(store, 0, [(1, 1), (2, 2)], WorkerCache())
+    run_call(store, 0, [(3, 3)], WorkerCache())
+    _, stats = run_call(store, 0, [(1, None), (2, None), (3, None)], WorkerCache())
+    assert stats["state_clears"] == 1 and store.committed == {}
 
 
 def test_a_layout_1_value_is_a_base():
@@ -314,27 +300,19 @@ def test_a_layout_1_value_is_a_base():
     store.committed[("v", "s", 0)] = (
         bucket_state.seal("changelog_agg", IDENTITY, [pickle.dumps({4: 4})]),
     )
-    saved = bucket_state._CACHE
-    try:
-        opened, _ = run_call(store, 0, [(5, 5)], WorkerCache())
-        assert opened == {4: 4}
-        opened, _ = run_call(store, 0, [], WorkerCache())
-        assert opened == {4: 4, 5: 5}
-    finally:
-        bucket_state._CACHE = saved
+    opened, _ = run_call(store, 0, [(5, 5)], WorkerCache())
+    assert opened == {4: 4}
+    opened, _ = run_call(store, 0, [], WorkerCache())
+    assert opened == {4: 4, 5: 5}
 
 
 def test_damaged_logs_are_refused_naming_the_bucket():
     store = Store()
-    saved = bucket_state._CACHE
-    try:
-        run_call(store, 1, [(1, 1)], WorkerCache())
-        run_call(store, 1, [(2, 2)], WorkerCache())
-        del store.committed[("m", "s_log", 1, (1,))]
-        with pytest.raises(ValueError, match="bucket 1: log entry 1 is missing"):
-            run_call(store, 1, [], WorkerCache())
-    finally:
-        bucket_state._CACHE = saved
+    run_call(store, 1, [(1, 1)], WorkerCache())
+    run_call(store, 1, [(2, 2)], WorkerCache())
+    del store.committed[("m", "s_log", 1, (1,))]
+    with pytest.raises(ValueError, match="bucket 1: log entry 1 is missing"):
+        run_call(store, 1, [], WorkerCache())
 
 
 @pytest.mark.parametrize(
