@@ -732,9 +732,9 @@ def report(args, runs, failed, info, settings) -> tuple[str, dict[str, Any]]:
         "",
         "State store after the last micro-batch with data (RocksDB's numbers from the "
         "progress's `stateOperators`, summed over the state partitions; median over the "
-        "rounds): *state rows* `numRowsTotal` (sliceflow keeps two values per bucket of keys: "
-        "its watermark, and every (key, slice) partial that an unfired window still needs), "
-        "*SST MB* "
+        "rounds): *state rows* `numRowsTotal` (sliceflow keeps per bucket of keys its "
+        "watermark and, in bucket layout 2, a base of the (key, slice) partials unfired windows "
+        "still need, a head and a log entry per micro-batch since the base), *SST MB* "
         "`rocksdbSstFileSize` (the store's live files, old versions of overwritten values "
         "included until a compaction drops them), *memory MB* `memoryUsedBytes`; per timed "
         "micro-batch (median): *MB uploaded* `rocksdbBytesCopied` (the new files the commit "
