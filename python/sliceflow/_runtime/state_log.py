@@ -44,11 +44,13 @@ __all__ = [
     "COMPACT_SHARE",
     "LAYOUT_VERSION",
     "MAX_LOG_ENTRIES",
+    "MIN_COMPACT_BYTES",
     "Head",
     "entry_link",
     "new_token",
     "parse_link",
     "read_entry",
+    "section_bytes",
     "should_compact",
 ]
 

@@ -53,8 +53,6 @@ __all__ = [
     "BucketImage",
     "LoggedState",
     "WorkerCache",
-    "cached_buckets",
-    "clear_cache",
 ]
 
 #: The Spark conf that bounds the decoded bucket states one Python worker keeps between calls.
@@ -130,17 +128,6 @@ class WorkerCache:
 
 
 _CACHE = WorkerCache()
-
-
-def cached_buckets() -> tuple[int, int]:
-    """``(images, bytes)`` this worker's cache holds (for tests and tools)."""
-    return len(_CACHE.entries), _CACHE.nbytes
-
-
-def clear_cache() -> None:
-    """Drops every cached image of this process (the next call of each bucket reads cold)."""
-    _CACHE.entries.clear()
-    _CACHE.nbytes = 0
 
 
 class LoggedState(Generic[ImageT]):
