@@ -219,31 +219,13 @@ class LoggedState(Generic[ImageT]):
     def _catch_up(self, cached: _Cached, head: Head, stats: dict[str, int]) -> ImageT | None:
         """The cached image brought to the head by the entries after it; None when they do not
         continue it (it holds a version Spark threw away)."""
-        entries = []
-        token = cached.token
-        for seq in range(cached.seq + 1, head.seq + 1):
-            sections = self._entry(seq, stats)
-            parent, token_after = parse_link(sections[0])
-            if parent != token:
-                return None
-            entries.append(sections[1:])
-            token = token_after
-        if token != head.token:
+        entries = self._log_after(cached.seq, cached.token, head, stats)
+        if entries is None:
             return None
         image: ImageT = cached.image
         for changes in entries:
             image.apply(changes)
-        stats["state_log_entries_read"] = stats.get("state_log_entries_read", 0) + len(entries)
         return image
-
-    def _entry(self, seq: int, stats: dict[str, int]) -> list[bytes]:
-        value = self._log.getValue((seq,))
-        if value is None:
-            raise ValueError(
-                f"{self._operator} state of bucket {self._bucket}: log entry {seq} is missing "
-                "(damaged checkpoint)"
-            )
-        return self._open(value, self._entry_sections, stats)
 
     def _cold(self, head: Head, stats: dict[str, int]) -> ImageT:
         image = self._new_image()
@@ -254,26 +236,43 @@ class LoggedState(Generic[ImageT]):
                 f"(log entry {head.base_seq}) that is missing (damaged checkpoint)"
             )
         image.load_base(base)
-        token = None
-        for seq in range(head.base_seq + 1, head.seq + 1):
-            sections = self._entry(seq, stats)
+        entries = self._log_after(head.base_seq, None, head, stats)
+        if entries is None:
+            raise ValueError(
+                f"{self._operator} state of bucket {self._bucket}: the log does not lead from "
+                "its base to the head's version (damaged checkpoint)"
+            )
+        for changes in entries:
+            image.apply(changes)
+        return image
+
+    def _log_after(
+        self, seq: int, token: int | None, head: Head, stats: dict[str, int]
+    ) -> list[list[bytes]] | None:
+        """The changes of log entries ``seq + 1 .. head.seq``, read in order; None unless
+        each continues the one before (the first, version ``token``: None when the base's
+        version is not known) and the last makes the head's version."""
+        entries = []
+        for n in range(seq + 1, head.seq + 1):
+            sections = self._entry(n, stats)
             parent, token_after = parse_link(sections[0])
             if token is not None and parent != token:
-                raise ValueError(
-                    f"{self._operator} state of bucket {self._bucket}: log entry {seq} does "
-                    "not follow the one before it (damaged checkpoint)"
-                )
-            image.apply(sections[1:])
+                return None
+            entries.append(sections[1:])
             token = token_after
         if token is not None and token != head.token:
+            return None
+        stats["state_log_entries_read"] = stats.get("state_log_entries_read", 0) + len(entries)
+        return entries
+
+    def _entry(self, seq: int, stats: dict[str, int]) -> list[bytes]:
+        value = self._log.getValue((seq,))
+        if value is None:
             raise ValueError(
-                f"{self._operator} state of bucket {self._bucket}: the log does not end at "
-                "the head's version (damaged checkpoint)"
+                f"{self._operator} state of bucket {self._bucket}: log entry {seq} is missing "
+                "(damaged checkpoint)"
             )
-        stats["state_log_entries_read"] = stats.get("state_log_entries_read", 0) + (
-            head.seq - head.base_seq
-        )
-        return image
+        return self._open(value, self._entry_sections, stats)
 
     def commit(self, image: ImageT, stats: dict[str, int]) -> None:
         """Writes what the call changed (module doc) and keeps the image in the cache."""
