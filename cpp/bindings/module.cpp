@@ -33,4 +33,7 @@ PYBIND11_MODULE(_core, m) {
   sliceflow::bindings::register_topn(topn);
   auto hash = m.def_submodule("hash", "Spark's hash() (Murmur3, seed 42) of rows: its buckets");
   sliceflow::bindings::register_hash(hash);
+  auto join = m.def_submodule(
+      "join", "The regular join of two changelogs: changes and each side's live rows");
+  sliceflow::bindings::register_join(join);
 }

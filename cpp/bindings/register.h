@@ -16,5 +16,6 @@ void register_state(pybind11::module_& m);
 void register_dedup(pybind11::module_& m);
 void register_topn(pybind11::module_& m);
 void register_hash(pybind11::module_& m);
+void register_join(pybind11::module_& m);
 
 }  // namespace sliceflow::bindings

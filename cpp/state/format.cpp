@@ -111,6 +111,8 @@ const char* operator_name(Operator op) {
       return "deduplicate";
     case Operator::TopN:
       return "topn";
+    case Operator::Join:
+      return "join";
   }
   return "unknown operator";
 }
@@ -120,9 +122,10 @@ Operator operator_from_name(std::string_view name) {
   if (name == "changelog_agg") return Operator::ChangelogAgg;
   if (name == "deduplicate") return Operator::Deduplicate;
   if (name == "topn") return Operator::TopN;
+  if (name == "join") return Operator::Join;
   throw std::invalid_argument(
       "state: unknown operator '" + std::string(name) +
-      "' (expected 'window_agg', 'changelog_agg', 'topn' or 'deduplicate')");
+      "' (expected 'window_agg', 'changelog_agg', 'topn', 'deduplicate' or 'join')");
 }
 
 size_t sealed_size(const Identity& identity, const std::vector<std::string_view>& sections) {
@@ -208,7 +211,8 @@ Opened read(std::string_view value, const char* reader) {
   if (kind != static_cast<uint8_t>(Operator::WindowAgg) &&
       kind != static_cast<uint8_t>(Operator::ChangelogAgg) &&
       kind != static_cast<uint8_t>(Operator::TopN) &&
-      kind != static_cast<uint8_t>(Operator::Deduplicate)) {
+      kind != static_cast<uint8_t>(Operator::Deduplicate) &&
+      kind != static_cast<uint8_t>(Operator::Join)) {
     fail(reader, "the header names operator kind " + std::to_string(kind) +
                      ", which this release does not know");
   }

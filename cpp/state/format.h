@@ -31,9 +31,15 @@
 
 namespace sliceflow::state {
 
-enum class Operator : uint8_t { WindowAgg = 1, ChangelogAgg = 2, TopN = 3, Deduplicate = 4 };
+enum class Operator : uint8_t {
+  WindowAgg = 1,
+  ChangelogAgg = 2,
+  TopN = 3,
+  Deduplicate = 4,
+  Join = 5
+};
 
-// "window_agg", "changelog_agg", "topn", "deduplicate".
+// "window_agg", "changelog_agg", "topn", "deduplicate", "join".
 const char* operator_name(Operator op);
 // The inverse of operator_name; std::invalid_argument for an unknown name.
 Operator operator_from_name(std::string_view name);

@@ -5,7 +5,7 @@ sliceflow's C++ kernels
 
 from __future__ import annotations
 
-from . import agg, changelog, changes, dedup, hash, json, memory, state, topn, window
+from . import agg, changelog, changes, dedup, hash, join, json, memory, state, topn, window
 
 __all__: list[str] = [
     "agg",
@@ -13,6 +13,7 @@ __all__: list[str] = [
     "changes",
     "dedup",
     "hash",
+    "join",
     "json",
     "memory",
     "state",
