@@ -14,6 +14,9 @@
   entry per bucket of keys); :class:`ChangelogMetrics` collects its counters.
 * :func:`deduplicate` -- one row per key (``ROW_NUMBER() = 1``), a changelog on streams;
   :func:`from_changelog` -- Debezium envelopes or op columns as ``+I/-U/+U/-D`` rows.
+* :func:`join` -- Flink SQL's regular join of two changelogs (inner, left, right, full): on
+  batch DataFrames the join of what they materialize to, on streams a changelog kept up to date
+  with mini-batch bundles (both sides' live rows in the state store); :class:`JoinMetrics`.
 * :func:`topn` -- Flink SQL's Top-N (``row_number() <= n`` per key): batch, window Top-N on a
   ``window_agg`` stream, and a changelog on any other stream; :class:`TopNMetrics`.
 """
@@ -22,6 +25,7 @@ from sliceflow.spark._runtime.metrics import ChangelogMetrics, TopNMetrics, Wind
 from sliceflow.spark.cdc.from_changelog import from_changelog
 from sliceflow.spark.changelog.agg import changelog_agg
 from sliceflow.spark.dedup.query import DedupMetrics, deduplicate
+from sliceflow.spark.join.query import JoinMetrics, join
 from sliceflow.spark.json.from_json import from_json
 from sliceflow.spark.json.source import JsonDataSource, register
 from sliceflow.spark.topn.query import topn
@@ -38,6 +42,8 @@ __all__ = [
     "DedupMetrics",
     "deduplicate",
     "from_changelog",
+    "JoinMetrics",
+    "join",
     "TopNMetrics",
     "topn",
 ]

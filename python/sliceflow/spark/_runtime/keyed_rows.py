@@ -46,7 +46,7 @@ import pyarrow.compute as pc
 from sliceflow._runtime.spark_hash import spark_hash
 from sliceflow._runtime.state_log import read_entry
 
-__all__ = ["KeyedRows", "key_hashes"]
+__all__ = ["KeyedRows", "key_hashes", "no_changes"]
 
 _SECOND_SEED = 0x5F3759DF
 _EXPIRY = struct.Struct("<Bq")
@@ -83,6 +83,12 @@ def _from_ipc(data: bytes, schema: pa.Schema) -> pa.RecordBatch:
 
 def _empty(schema: pa.Schema) -> pa.RecordBatch:
     return pa.RecordBatch.from_pylist([], schema=schema)
+
+
+def no_changes(schema: pa.Schema) -> list[bytes]:
+    """The changes sections of a call that changed nothing in a ``KeyedRows`` of ``schema``
+    (for an image of several, one of which a call left alone)."""
+    return [_EXPIRY.pack(0, 0), b"", _ipc(_empty(schema))]
 
 
 class KeyedRows:

@@ -1,0 +1,186 @@
+"""``sliceflow.spark.join`` on Spark: batch against Spark's own join of the materialized
+inputs and the brute-force model; streaming (file sources, one file per side and micro-batch)
+materialized after every micro-batch against the model and Spark's batch join of the inputs so
+far; restart from a checkpoint; the errors."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from typing import Any
+
+import pyarrow as pa
+import pytest
+from pyspark.sql import Row
+from support.spark_helpers import collect_stream, stream_of, write_micro_batches
+
+from sliceflow.spark import JoinMetrics, join
+from sliceflow.testing.join_reference import JoinModel, materialize_changes
+from sliceflow.testing.spark import run_to_end
+
+pytestmark = pytest.mark.spark
+
+LEFT = pa.schema([("op", pa.string()), ("k", pa.int64()), ("a", pa.string())])
+RIGHT = pa.schema([("op", pa.string()), ("k", pa.int64()), ("b", pa.int64())])
+HOWS = ["inner", "left", "right", "full"]
+
+
+def changelog(rng: random.Random, n: int, keys: int, side: int) -> list[dict[str, Any]]:
+    """Inserts, updates and deletes of live rows, a few retractions of rows never added, null
+    keys, many rows per key."""
+    live: list[dict[str, Any]] = []
+    out: list[dict[str, Any]] = []
+    col = "a" if side == 0 else "b"
+
+    def value() -> Any:
+        return rng.choice(["p", "q", None]) if side == 0 else rng.choice([1, 2, 3, None])
+
+    for _ in range(n):
+        r = rng.random()
+        if live and r < 0.3:
+            old = live.pop(rng.randrange(len(live)))
+            if rng.random() < 0.5:
+                out.append({**old, "op": "-D"})
+            else:
+                new = {"k": old["k"], col: value()}
+                out += [{**old, "op": "-U"}, {**new, "op": "+U"}]
+                live.append(new)
+        elif r < 0.33:
+            out.append({"k": rng.randrange(keys), col: value(), "op": "-D"})
+        else:
+            row = {"k": rng.choice([None, *range(keys)]), col: value()}
+            out.append({**row, "op": rng.choice(["+I", None])})
+            live.append(row)
+    return out
+
+
+def rows_of(table_rows: list[Any]) -> Counter[Any]:
+    return Counter(tuple(r) for r in table_rows)
+
+
+def model_join(how: str, lefts: list[list[Any]], rights: list[list[Any]]) -> JoinModel:
+    model = JoinModel(["k"], ["a"], ["b"], how=how, left_op_col="op", right_op_col="op")
+    for lb, rb in zip(lefts, rights, strict=True):
+        model.micro_batch(lb, rb)
+    return model
+
+
+@pytest.mark.parametrize("how", HOWS)
+def test_batch_matches_model_and_spark(spark, how):
+    rng = random.Random(how)
+    left, right = changelog(rng, 120, 8, 0), changelog(rng, 120, 8, 1)
+    ldf = spark.createDataFrame(pa.Table.from_pylist(left, schema=LEFT))
+    rdf = spark.createDataFrame(pa.Table.from_pylist(right, schema=RIGHT))
+    metrics = JoinMetrics(spark)
+    got = join(ldf, rdf, "k", how, left_op_col="op", right_op_col="op", metrics=metrics)
+    assert got.columns == ["k", "a", "b"]
+    model = model_join(how, [left], [right])
+    want = [tuple(r.values()) for r in model.materialized()]
+    assert rows_of(got.collect()) == rows_of(want)
+    assert metrics.value["left_rows_in"] == len(left)
+    assert metrics.value["retractions_ignored"] == model.ignored
+    # insert-only sides: exactly Spark's own join
+    li = ldf.where("op IS NULL OR op = '+I'").drop("op")
+    ri = rdf.where("op IS NULL OR op = '+I'").drop("op")
+    assert rows_of(join(li, ri, ["k"], how).collect()) == rows_of(li.join(ri, "k", how).collect())
+
+
+@pytest.mark.parametrize(("how", "mini_batch"), [(h, True) for h in HOWS] + [("left", False)])
+def test_streaming_matches_model_and_batch_at_every_micro_batch(spark, tmp_path, how, mini_batch):
+    rng = random.Random(f"stream-{how}")
+    left, right = changelog(rng, 150, 6, 0), changelog(rng, 150, 6, 1)
+    lefts = [left[i * len(left) // 3 : (i + 1) * len(left) // 3] for i in range(3)]
+    rights = [right[i * len(right) // 3 : (i + 1) * len(right) // 3] for i in range(3)]
+    write_micro_batches(str(tmp_path / "l"), [pa.Table.from_pylist(b, schema=LEFT) for b in lefts])
+    write_micro_batches(
+        str(tmp_path / "r"), [pa.Table.from_pylist(b, schema=RIGHT) for b in rights]
+    )
+    metrics = JoinMetrics(spark)
+    out = join(
+        stream_of(spark, str(tmp_path / "l"), LEFT), stream_of(spark, str(tmp_path / "r"), RIGHT),
+        "k", how, left_op_col="op", right_op_col="op", mini_batch=mini_batch, buckets=3,
+        bundle_rows=17, metrics=metrics,
+    )  # fmt: skip
+    got = collect_stream(out, str(tmp_path / "ck"), row=Row.asDict)
+    assert sorted(got) == [0, 1, 2]
+    changes: list[tuple[str, dict[str, Any]]] = []
+    model = JoinModel(["k"], ["a"], ["b"], how=how, left_op_col="op", right_op_col="op")
+    for b in range(3):
+        changes += [(r.pop("op"), r) for r in got[b]]
+        model.micro_batch(lefts[b], rights[b])
+        materialized = materialize_changes(changes)
+        assert all(n >= 0 for n in materialized.values()), f"micro-batch {b}"
+        assert materialized == materialize_changes([("+I", r) for r in model.materialized()])
+        # Spark's batch join of the inputs so far
+        ldf = spark.createDataFrame(pa.Table.from_pylist(sum(lefts[: b + 1], []), schema=LEFT))
+        rdf = spark.createDataFrame(pa.Table.from_pylist(sum(rights[: b + 1], []), schema=RIGHT))
+        batch = join(ldf, rdf, "k", how, left_op_col="op", right_op_col="op")
+        assert materialized == materialize_changes([("+I", r.asDict()) for r in batch.collect()])
+    assert metrics.value["left_rows_in"] == len(left)
+    assert metrics.value["right_rows_in"] == len(right)
+    assert metrics.value["retractions_ignored"] == model.ignored
+
+
+def test_restart_from_checkpoint_keeps_both_sides(spark, tmp_path):
+    """A query stopped after a micro-batch and restarted from its checkpoint joins the new rows
+    with both sides' rows of before, as one uninterrupted run does."""
+    rng = random.Random(7)
+    left, right = changelog(rng, 120, 5, 0), changelog(rng, 120, 5, 1)
+    lbs = [pa.Table.from_pylist(left[i * len(left) // 3 : (i + 1) * len(left) // 3], schema=LEFT)
+           for i in range(3)]  # fmt: skip
+    rbs = [pa.Table.from_pylist(right[i * len(right) // 3 : (i + 1) * len(right) // 3],
+                                schema=RIGHT) for i in range(3)]  # fmt: skip
+
+    def run(src: str, sink: str, ck: str) -> None:
+        out = join(
+            stream_of(spark, f"{src}/l", LEFT), stream_of(spark, f"{src}/r", RIGHT), "k", "full",
+            left_op_col="op", right_op_col="op", buckets=2,
+        )  # fmt: skip
+        run_to_end(out, ck, path=sink)
+
+    write_micro_batches(str(tmp_path / "all/l"), lbs)
+    write_micro_batches(str(tmp_path / "all/r"), rbs)
+    run(str(tmp_path / "all"), str(tmp_path / "sink1"), str(tmp_path / "ck1"))
+    write_micro_batches(str(tmp_path / "src/l"), lbs[:1])
+    write_micro_batches(str(tmp_path / "src/r"), rbs[:1])
+    run(str(tmp_path / "src"), str(tmp_path / "sink2"), str(tmp_path / "ck2"))
+    write_micro_batches(str(tmp_path / "src/l"), lbs[1:], first=1)
+    write_micro_batches(str(tmp_path / "src/r"), rbs[1:], first=1)
+    run(str(tmp_path / "src"), str(tmp_path / "sink2"), str(tmp_path / "ck2"))
+
+    def materialized(sink: str) -> Counter[Any]:
+        rows = spark.read.parquet(sink).collect()
+        return materialize_changes([(r["op"], {k: r[k] for k in ("k", "a", "b")}) for r in rows])
+
+    assert materialized(str(tmp_path / "sink1")) == materialized(str(tmp_path / "sink2"))
+    model = model_join("full", [left], [right])
+    assert materialized(str(tmp_path / "sink2")) == materialize_changes(
+        [("+I", r) for r in model.materialized()]
+    )
+
+
+def test_errors_name_the_argument(spark, tmp_path):
+    ldf = spark.createDataFrame([("+I", 1, "x")], "op STRING, k BIGINT, a STRING")
+    rdf = spark.createDataFrame([(1, 2)], "K BIGINT, b BIGINT")
+    with pytest.raises(ValueError, match="unknown how 'sideways'"):
+        join(ldf, rdf, "k", "sideways")
+    with pytest.raises(ValueError, match="not supported on changelogs"):
+        join(ldf, rdf, "k", "left_anti")
+    with pytest.raises(TypeError, match="on must name the join column"):
+        join(ldf, rdf, ldf.k == rdf.K)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="nope"):
+        join(ldf, rdf, "nope")
+    clash = spark.createDataFrame([(1, "y")], "k BIGINT, A STRING")
+    with pytest.raises(ValueError, match="'a' of the left side and 'A' of the right side"):
+        join(ldf, clash, "k")
+    with pytest.raises(TypeError, match="pyspark DataFrame"):
+        join(ldf, [1], "k")  # type: ignore[arg-type]
+    write_micro_batches(str(tmp_path / "s"), [pa.Table.from_pylist([], schema=RIGHT)])
+    stream = stream_of(spark, str(tmp_path / "s"), RIGHT).drop("op")
+    with pytest.raises(ValueError, match="the right DataFrame is streaming and the left one"):
+        join(ldf, stream, "k", left_op_col="op")
+    bad = spark.createDataFrame([("+X", 1, "x")], "op STRING, k BIGINT, a STRING")
+    with pytest.raises(Exception, match=r"\+X"):
+        join(bad, rdf, "k", left_op_col="op").collect()
+    # the right side's K is found by Spark's case rules and comes out as the left's k
+    assert join(ldf, rdf, "k", left_op_col="op").collect() == [Row(k=1, a="x", b=2)]
