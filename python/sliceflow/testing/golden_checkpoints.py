@@ -263,6 +263,19 @@ def _topn_query(df: DataFrame) -> DataFrame:
     return topn(df, 2, by=["k"], order_by=order, op_col="op", buckets=2, bundle_rows=3)
 
 
+def _join_query(df: DataFrame) -> DataFrame:
+    """Two changelogs from the one stream (a query reads its source once per micro-batch): the
+    rows with their ``s`` and ``v`` on the left, with their ``d`` on the right, full join."""
+    from pyspark.sql import functions as F
+
+    from sliceflow.spark import join
+
+    left = df.select("op", "k", "s", "v")
+    right = df.where("k IS NULL OR k % 2 = 0").select(F.col("op").alias("rop"), "k", "d")
+    return join(left, right, "k", "full", left_op_col="op", right_op_col="rop", buckets=2,
+                bundle_rows=3)  # fmt: skip
+
+
 #: The golden query of each streaming operator (and state payload version), by name.
 GOLDEN = {
     "window_agg": Golden("window_agg", WINDOW_SCHEMA, _window_batches, _window_query),
@@ -301,6 +314,8 @@ GOLDEN = {
         restart_in_fresh_run=True,
     ),
     "topn_log": Golden("topn_log", CHANGELOG_SCHEMA, _changelog_batches, _topn_query),
+    # Operator kind 5, bucket layout 2 from the start: both sides' live rows per bucket.
+    "join": Golden("join", CHANGELOG_SCHEMA, _changelog_batches, _join_query),
 }
 
 
