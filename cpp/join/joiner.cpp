@@ -188,18 +188,20 @@ void Joiner::step(const ArrowSchema* state_schema[2], const ArrowArray* state[2]
         in[s].num_children() != static_cast<size_t>(plan_.input_columns(s))) {
       mismatch(std::string("the ") + side_name(s) + " batch does not have the plan's columns");
     }
-    for (int32_t k = 0; k < plan_.num_keys; ++k) {
-      const auto kc = static_cast<size_t>(k);
-      if (st[s].child(kc).layout() != in[s].child(kc).layout() ||
-          in[kLeft].child(kc).layout() != in[kRight].child(kc).layout()) {
-        mismatch("key column " + std::to_string(k) + " differs in type between the batches");
-      }
-    }
     if (plan_.retracting[s]) {
       const ColumnView& op = in[s].child(static_cast<size_t>(plan_.input_columns(s) - 1));
       if (op.layout() != Layout::Int8) {
         mismatch(std::string("the ") + side_name(s) + " op codes must be an int8 column");
       }
+    }
+  }
+  // Key types only once every batch is known to have its columns.
+  for (int32_t k = 0; k < plan_.num_keys; ++k) {
+    const auto kc = static_cast<size_t>(k);
+    const Layout layout = in[kLeft].child(kc).layout();
+    if (st[kLeft].child(kc).layout() != layout || st[kRight].child(kc).layout() != layout ||
+        in[kRight].child(kc).layout() != layout) {
+      mismatch("key column " + std::to_string(k) + " differs in type between the batches");
     }
   }
   int64_t counted[2] = {0, 0};
