@@ -2,24 +2,24 @@
 # The C++ core under ASan+UBSan, from one clang build tree (build/sanitize/fuzz: the core's
 # objects are compiled once, for the fuzzers, the C++ test programs and the Python extension
 # alike): bounded libFuzzer runs of the JSON decoder, JSON schema inference, the window kernel
-# (batch and streaming steps), the changelog kernel, the deduplicate kernel, the Top-N ranker
-# (from its Arrow batch), Arrow input validation (forged C Data Interface structs) and the
-# state format (forged or damaged state values); the date/time and JSON option programs; then
-# the decoder's, schema inference's, the window, changelog, deduplicate and Top-N kernels' and
-# Spark's hash()'s Python tests against the sanitized extension.
+# (batch and streaming steps), the changelog kernel, the deduplicate kernel, the join kernel,
+# the Top-N ranker (from its Arrow batch), Arrow input validation (forged C Data Interface
+# structs) and the state format (forged or damaged state values); the date/time and JSON option
+# programs; then the decoder's, schema inference's, the window, changelog, deduplicate, join
+# and Top-N kernels' and Spark's hash()'s Python tests against the sanitized extension.
 #
 # Fuzzing budget: FUZZ_SECONDS is the total over all the fuzzers (default 240), split evenly
-# between them (at least 1 s each) and run in two lanes side by side (120 s of wall time by
+# between them (at least 1 s each) and run in two lanes side by side (130 s of wall time by
 # default); every run also stops an input that takes longer than
 # FUZZ_INPUT_TIMEOUT seconds (default 10: libFuzzer's -timeout), so that a hang fails with its
 # input saved instead of stalling CI.
-#   FUZZ_SECONDS=2400 bash scripts/sanitize.sh   # a longer fuzz run (5 min per fuzzer)
+#   FUZZ_SECONDS=2700 bash scripts/sanitize.sh   # a longer fuzz run (5 min per fuzzer)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 FUZZ_SECONDS="${FUZZ_SECONDS:-240}"
 FUZZ_INPUT_TIMEOUT="${FUZZ_INPUT_TIMEOUT:-10}"
-fuzzers=(fuzz_json_decode fuzz_window fuzz_changelog fuzz_dedup fuzz_arrow_input fuzz_state
-  fuzz_topn fuzz_json_infer)
+fuzzers=(fuzz_json_decode fuzz_window fuzz_changelog fuzz_dedup fuzz_join fuzz_arrow_input
+  fuzz_state fuzz_topn fuzz_json_infer)
 per_fuzzer=$((FUZZ_SECONDS / ${#fuzzers[@]}))
 if ((per_fuzzer < 1)); then per_fuzzer=1; fi
 build=build/sanitize
@@ -61,7 +61,7 @@ if command -v clang++ >/dev/null 2>&1; then
       grep -E "^stat::(number_of_executed_units|peak_rss_mb)" "$build/$1.log" || true
     } >"$out" 2>&1
   }
-  mkdir -p "$build/dedup_corpus" "$build/infer_corpus"
+  mkdir -p "$build/dedup_corpus" "$build/join_corpus" "$build/infer_corpus"
   rm -f "$build"/fuzz_*.out
   cp -n tests/data/fuzz_seeds/* "$build/infer_corpus/" 2>/dev/null || true
   # Two lanes, one fuzzer each at a time (libFuzzer runs on one core; the machine has two):
@@ -73,7 +73,8 @@ if command -v clang++ >/dev/null 2>&1; then
     fuzz_arrow_input "$build/arrow_input_corpus" 1024 fuzz_topn "$build/topn_corpus" 1024 &
   first=$!
   lane fuzz_window "$build/window_corpus" 512 fuzz_dedup "$build/dedup_corpus" 512 \
-    fuzz_state "$build/state_corpus" 1024 fuzz_json_infer "$build/infer_corpus" 4096 &
+    fuzz_join "$build/join_corpus" 1024 fuzz_state "$build/state_corpus" 1024 \
+    fuzz_json_infer "$build/infer_corpus" 4096 &
   second=$!
   failed=0
   wait "$first" || failed=1
@@ -121,7 +122,8 @@ root=$PWD
   "$root/tests/json/test_json_decode.py" \
   "$root/tests/json/test_fast_path.py" "$root/tests/window/test_window_kernel.py" \
   "$root/tests/window/test_window_stream_steps.py" "$root/tests/changelog/test_changelog_kernel.py" \
-  "$root/tests/dedup/test_dedup_kernel.py" "$root/tests/topn/test_topn_kernel.py" \
+  "$root/tests/dedup/test_dedup_kernel.py" "$root/tests/join/test_join_kernel.py" \
+  "$root/tests/topn/test_topn_kernel.py" \
   "$root/tests/runtime/test_untrusted_input.py" \
   "$root/tests/json/test_json_infer.py" "$root/tests/json/test_json_infer_batches.py" \
   "$root/tests/runtime/test_spark_hash.py")
