@@ -27,21 +27,16 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
-from pyspark.sql import types as T
 
 from sliceflow._runtime.kernels import conform
 from sliceflow._runtime.spark_types import spark_struct
 from sliceflow.join.plan import DEFAULT_BUNDLE_ROWS, JoinPlan, build_plan, canonical_how
 from sliceflow.join.step import JoinStep
-from sliceflow.spark._runtime.bucket_labels import bucket_labels
-from sliceflow.spark._runtime.bucket_processor import process_buckets
-from sliceflow.spark._runtime.bucket_rows import PACKED_SCHEMA, hash_buckets, pack_rows
 from sliceflow.spark._runtime.columns import quote
 from sliceflow.spark._runtime.metrics import WindowMetrics
 from sliceflow.spark._runtime.recipe import OperatorCall
 from sliceflow.spark._runtime.tasks import TaskContext
-from sliceflow.spark.join.streaming import JoinBucketProcessor
-from sliceflow.spark.json.fused_scan import local_phase_frame
+from sliceflow.spark.join.streaming import join_stream
 
 __all__ = ["JoinMetrics", "join"]
 
@@ -181,7 +176,7 @@ def join(
         lcall.settings.case_sensitive,
     )
     if left.isStreaming:
-        return _streaming(lcall, rcall, jp, lframe, rframe, buckets)
+        return join_stream(lcall, jp, lframe, rframe, buckets)
     lm = _materialized(lcall, jp, 0, lframe)
     rm = _materialized(rcall, jp, 1, rframe)
     return lm.join(rm, on=list(jp.on), how=how)
@@ -244,42 +239,3 @@ def _materialized(call: OperatorCall, jp: JoinPlan, side: int, frame: DataFrame)
     )
     keyed = sequenced.repartition(*[F.col(quote(n)) for n in jp.on])
     return keyed.mapInArrow(live_fn, spark_struct(output))
-
-
-def _streaming(
-    lcall: OperatorCall,
-    rcall: OperatorCall,
-    jp: JoinPlan,
-    lframe: DataFrame,
-    rframe: DataFrame,
-    buckets: int | None,
-) -> DataFrame:
-    buckets = lcall.buckets(buckets, "join")
-    lcall.require_state_store()
-    fusion = lcall.settings.fusion and lcall.settings.stream_fusion
-    labels = bucket_labels(buckets)
-    packed = []
-    for side, frame in ((0, lframe), (1, rframe)):
-        schema = jp.side_schema(side)
-
-        def pack_fn(
-            batches: Iterator[pa.RecordBatch], side: int = side, schema: pa.Schema = schema
-        ) -> Iterator[pa.RecordBatch]:
-            def keyed() -> Iterator[pa.RecordBatch]:
-                for batch in batches:
-                    batch = conform(batch, schema)
-                    bucket = pa.array(hash_buckets(batch, jp.on, len(labels)), pa.int64())
-                    yield batch.add_column(0, "__bucket", bucket)
-
-            return pack_rows(keyed(), labels, schema, wake_all=False, source=side)
-
-        pack_fn.__name__ = "join_pack"
-        selected = frame.select(*[F.col(quote(n)) for n in schema.names])
-        packed.append(
-            local_phase_frame(
-                selected, pack_fn, spark_struct(PACKED_SCHEMA), "join", fusion, streams=True
-            )
-        )
-    processor = JoinBucketProcessor(jp, buckets, lcall.task)
-    output: T.StructType = spark_struct(jp.output_schema)
-    return process_buckets(packed, processor, output)

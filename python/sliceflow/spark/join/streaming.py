@@ -21,15 +21,24 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pyarrow as pa
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
 
+from sliceflow._runtime.kernels import conform
+from sliceflow._runtime.spark_types import spark_struct
 from sliceflow.join.plan import JoinPlan
 from sliceflow.join.plan import identity as join_identity
 from sliceflow.join.step import JoinState, JoinStep
-from sliceflow.spark._runtime.bucket_processor import BucketCall, BucketProcessor
+from sliceflow.spark._runtime.bucket_labels import bucket_labels
+from sliceflow.spark._runtime.bucket_processor import BucketCall, BucketProcessor, process_buckets
+from sliceflow.spark._runtime.bucket_rows import PACKED_SCHEMA, hash_buckets, pack_rows
+from sliceflow.spark._runtime.columns import quote
 from sliceflow.spark._runtime.keyed_rows import KeyedRows, no_changes
+from sliceflow.spark._runtime.recipe import OperatorCall
 from sliceflow.spark._runtime.tasks import TaskContext
+from sliceflow.spark.json.fused_scan import local_phase_frame
 
-__all__ = ["STATE_NAME", "JoinBucketProcessor", "JoinImage"]
+__all__ = ["STATE_NAME", "JoinBucketProcessor", "JoinImage", "join_stream", "packed_inputs"]
 
 #: The logged state that holds a bucket's live rows of both sides.
 STATE_NAME = "sliceflow_join_bucket"
@@ -121,3 +130,45 @@ class JoinBucketProcessor(BucketProcessor):
         self._state.commit(image, call.stats)
         call.stats["buckets_touched"] = 1
         yield out
+
+
+def packed_inputs(
+    jp: JoinPlan, frames: tuple[DataFrame, DataFrame], buckets: int, fusion: bool
+) -> list[DataFrame]:
+    """Each side's rows (``frames``: the left and the right stream, with the plan's input
+    columns) packed per bucket of ``pmod(hash(on), buckets)``, tagged with the side (0, 1);
+    with ``fusion``, inside a ``sliceflow.json`` stream's read."""
+    labels = bucket_labels(buckets)
+    packed = []
+    for side, frame in enumerate(frames):
+        schema = jp.side_schema(side)
+
+        def pack_fn(
+            batches: Iterator[pa.RecordBatch], side: int = side, schema: pa.Schema = schema
+        ) -> Iterator[pa.RecordBatch]:
+            def keyed() -> Iterator[pa.RecordBatch]:
+                for batch in batches:
+                    batch = conform(batch, schema)
+                    bucket = pa.array(hash_buckets(batch, jp.on, len(labels)), pa.int64())
+                    yield batch.add_column(0, "__bucket", bucket)
+
+            return pack_rows(keyed(), labels, schema, wake_all=False, source=side)
+
+        pack_fn.__name__ = "join_pack"
+        selected = frame.select(*[F.col(quote(n)) for n in schema.names])
+        output = spark_struct(PACKED_SCHEMA)
+        packed.append(local_phase_frame(selected, pack_fn, output, "join", fusion, streams=True))
+    return packed
+
+
+def join_stream(
+    call: OperatorCall, jp: JoinPlan, left: DataFrame, right: DataFrame, buckets: int | None
+) -> DataFrame:
+    """The streaming plan of ``jp`` over the streams ``left`` and ``right`` (``call``: the
+    left side's operator call, whose settings and task the query runs with)."""
+    buckets = call.buckets(buckets, "join")
+    call.require_state_store()
+    fusion = call.settings.fusion and call.settings.stream_fusion
+    packed = packed_inputs(jp, (left, right), buckets, fusion)
+    processor = JoinBucketProcessor(jp, buckets, call.task)
+    return process_buckets(packed, processor, spark_struct(jp.output_schema))
