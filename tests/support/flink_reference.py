@@ -16,6 +16,11 @@ a Flink job, whatever its branches: :func:`_runner`). A job is a dict:
 * ``rowtime``: ``{"name", "expr", "watermark"}``: ``src`` also gets an event-time attribute
   ``name`` computed by ``expr`` (e.g. ``TO_TIMESTAMP_LTZ(t, 3)``) with the watermark expression
   ``watermark``, which ``ORDER BY`` of Flink's rowtime Deduplicate needs (``append`` only).
+* ``sources``: more views, ``{name: {"columns": ..., "rows": ...}, ...}``, each made as
+  ``src`` is (with its own ``proctime``, ``rowtime`` or ``append``), besides ``src`` or instead
+  of it (e.g. ``l`` and ``r`` for a join); ``sql`` reads them by name (batched, as
+  ``<name>_<n>``: every whole word ``name`` of ``sql`` is renamed, so a name must be no other
+  word of it).
 * ``ddl``: SQL statements run before ``sql`` (e.g. a ``datagen`` table), instead of or besides
   ``columns``/``rows``.
 * ``mini_batch`` (bool), ``size`` (``table.exec.mini-batch.size``, default 1e9: one bundle),
@@ -102,7 +107,8 @@ def _runner(spec_path: str, out_path: str) -> None:  # pragma: no cover - runs u
     """Runs the jobs of ``spec_path``, writes their changelogs to ``out_path``.
 
     Jobs with the same settings (:func:`_batch_key`) run as the branches of one Flink job:
-    each job's input is its own view ``src_<n>`` (its query reads it in place of ``src``), and
+    each job's input is its own view ``src_<n>`` (its query reads it in place of ``src``; so
+    too each view ``<name>`` of its ``sources``, as ``<name>_<n>``), and
     the branches' encoded rows (:func:`_collect`) meet in one ``UNION ALL``, each tagged with
     its job. At parallelism 1 a branch is a chain of its own operators (source, aggregation or
     rank with its own bundle trigger, projection) whose rows reach the union in the order it
@@ -130,11 +136,18 @@ def _runner(spec_path: str, out_path: str) -> None:  # pragma: no cover - runs u
             queries = [jobs[members[0]]["sql"]]
             if "columns" in jobs[members[0]]:
                 _source(env, t_env, jobs[members[0]], "src")
+            for name, source in jobs[members[0]].get("sources", {}).items():
+                _source(env, t_env, source, name)
         else:
             queries = []
             for n in members:
-                _source(env, t_env, jobs[n], f"src_{n}")
-                queries.append(re.sub(r"\bsrc\b", f"src_{n}", jobs[n]["sql"]))
+                if "columns" in jobs[n]:
+                    _source(env, t_env, jobs[n], f"src_{n}")
+                names = ["src", *jobs[n].get("sources", {})]
+                for name, source in jobs[n].get("sources", {}).items():
+                    _source(env, t_env, source, f"{name}_{n}")
+                views = r"\b(" + "|".join(re.escape(v) for v in names) + r")\b"
+                queries.append(re.sub(views, lambda m, n=n: f"{m.group(1)}_{n}", jobs[n]["sql"]))
         for n, changes in zip(members, _collect(t_env, queries), strict=True):
             changelogs[n] = changes
             elapsed[n] = (time.time() - t0) / len(members)
@@ -165,8 +178,9 @@ def _table_env(job: dict) -> tuple[Any, Any]:  # pragma: no cover - runs under P
 
 
 def _source(env: Any, t_env: Any, job: dict, view: str) -> None:  # pragma: no cover - under PyFlink
-    """The job's ``columns``/``rows`` as the view ``view``: a changelog stream, or an
-    insert-only one (``append``), with its ``proctime`` / ``rowtime`` attribute."""
+    """The job's (or one of its ``sources``') ``columns``/``rows`` as the view ``view``: a
+    changelog stream, or an insert-only one (``append``), with its ``proctime`` / ``rowtime``
+    attribute."""
     from pyflink.common import Row, RowKind, Types
     from pyflink.table import Schema
 
