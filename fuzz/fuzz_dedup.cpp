@@ -33,6 +33,7 @@
 #include "dedup/deduplicator.h"
 #include "dedup/first_seen.h"
 #include "dedup/plan.h"
+#include "fuzz_bytes.h"
 #include "owned_arrays.h"
 
 namespace {
@@ -41,16 +42,6 @@ using sliceflow::arrow::ColumnBuilder;
 using sliceflow::arrow::Kind;
 using sliceflow::arrow::Type;
 namespace dd = sliceflow::dedup;
-
-struct Bytes {
-  const uint8_t* p;
-  size_t n;
-  uint8_t next() {
-    if (n == 0) return 0;
-    --n;
-    return *p++;
-  }
-};
 
 struct Row {
   bool key_null = false;

@@ -38,6 +38,7 @@
 #include "agg/plan_fields.h"
 #include "arrow/builder.h"
 #include "arrow/type.h"
+#include "fuzz_bytes.h"
 #include "join/joiner.h"
 #include "join/plan.h"
 #include "owned_arrays.h"
@@ -52,16 +53,6 @@ namespace jn = sliceflow::join;
 constexpr int64_t kNull = std::numeric_limits<int64_t>::min();
 // Op codes that are not change kinds.
 constexpr int8_t kBadCodes[] = {4, -1, 127, -128};
-
-struct Bytes {
-  const uint8_t* p;
-  size_t n;
-  uint8_t next() {
-    if (n == 0) return 0;
-    --n;
-    return *p++;
-  }
-};
 
 struct Row {
   std::vector<int64_t> v;  // the key columns, then the identity columns (kNull: null)

@@ -1,5 +1,6 @@
-// What the kernel fuzz harnesses (fuzz_window, fuzz_changelog, fuzz_dedup, fuzz_topn) share:
-// exported Arrow arrays that own their schema and free both, and row copies between batches.
+// What the kernel fuzz harnesses (fuzz_window, fuzz_changelog, fuzz_dedup, fuzz_join,
+// fuzz_topn) share: exported Arrow arrays that own their schema and free both, and row copies
+// between batches.
 #pragma once
 
 #include <cstdint>
