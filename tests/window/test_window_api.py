@@ -14,7 +14,7 @@ import pyarrow as pa
 import pytest
 
 from sliceflow import window as W
-from sliceflow.window.durations import format_duration, parse_duration
+from sliceflow._runtime.durations import format_duration, parse_duration
 from sliceflow.window.plan import build_plan, result_type
 
 US = 1

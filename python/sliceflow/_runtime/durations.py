@@ -1,4 +1,5 @@
-"""Window durations: Spark interval strings (as ``window()`` takes them) to microseconds.
+"""Durations: Spark interval strings (as ``window()`` takes them) to microseconds (window sizes,
+slides and offsets; a join's ``state_ttl``).
 
 Spark parses the duration strings of ``pyspark.sql.functions.window`` with
 ``IntervalUtils.stringToInterval``; :func:`parse_duration` follows the same grammar, so a

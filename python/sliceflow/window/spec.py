@@ -14,8 +14,8 @@ import math
 from dataclasses import dataclass
 from typing import Literal
 
+from sliceflow._runtime.durations import DurationLike, format_duration, parse_duration
 from sliceflow.aggregates import ColumnArg, is_column_object
-from sliceflow.window.durations import DurationLike, format_duration, parse_duration
 
 __all__ = ["WindowKind", "WindowSpec", "cumulate", "hop", "tumble"]
 
