@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sliceflow.join.plan import build_plan
-from sliceflow.join.step import JoinStep
+from sliceflow.join.step import JoinState, JoinStep
 from sliceflow.spark.join.streaming import JoinImage
 
 LEFT = pa.schema([("op", pa.string()), ("k", pa.int64()), ("a", pa.string())])
@@ -24,8 +24,9 @@ def _call(image: JoinImage, left: list[dict], right: list[dict]) -> pa.RecordBat
     lb = pa.RecordBatch.from_pylist(left, schema=LEFT)
     rb = pa.RecordBatch.from_pylist(right, schema=RIGHT)
     touched = pa.concat_batches([lb.select(["k"]), rb.select(["k"])])
-    out, state = step.run(image.take(touched), [(0, lb), (1, rb)])
-    image.put(state)
+    left, right = image.take(touched)
+    out, state = step.run(JoinState(left, right), [(0, lb), (1, rb)])
+    image.put(state.left, state.right)
     return out
 
 

@@ -86,8 +86,14 @@ def test_batch_matches_model_and_spark(spark, how):
     assert rows_of(join(li, ri, ["k"], how).collect()) == rows_of(li.join(ri, "k", how).collect())
 
 
-@pytest.mark.parametrize(("how", "mini_batch"), [(h, True) for h in HOWS] + [("left", False)])
-def test_streaming_matches_model_and_batch_at_every_micro_batch(spark, tmp_path, how, mini_batch):
+@pytest.mark.parametrize(
+    ("how", "mini_batch", "ttl"),
+    # a state_ttl longer than the run: the rows carry their arrival time, none leaves
+    [(h, True, None) for h in HOWS] + [("left", False, None), ("full", True, "1 hour")],
+)
+def test_streaming_matches_model_and_batch_at_every_micro_batch(
+    spark, tmp_path, how, mini_batch, ttl
+):
     rng = random.Random(f"stream-{how}")
     left, right = changelog(rng, 150, 6, 0), changelog(rng, 150, 6, 1)
     lefts = [left[i * len(left) // 3 : (i + 1) * len(left) // 3] for i in range(3)]
@@ -100,7 +106,7 @@ def test_streaming_matches_model_and_batch_at_every_micro_batch(spark, tmp_path,
     out = join(
         stream_of(spark, str(tmp_path / "l"), LEFT), stream_of(spark, str(tmp_path / "r"), RIGHT),
         "k", how, left_op_col="op", right_op_col="op", mini_batch=mini_batch, buckets=3,
-        bundle_rows=17, metrics=metrics,
+        bundle_rows=17, state_ttl=ttl, metrics=metrics,
     )  # fmt: skip
     got = collect_stream(out, str(tmp_path / "ck"), row=Row.asDict)
     assert sorted(got) == [0, 1, 2]
@@ -263,3 +269,42 @@ def test_chain_from_changelog_dedup_join_changelog_agg_equals_batch(spark, tmp_p
     c = spark.createDataFrame(pa.Table.from_pylist(sum(customers, []), schema=CUSTOMERS))
     final = {r["name"]: r["total"] for r in pipeline(o, c).collect()}
     assert table == final and len(final) >= 3
+
+
+def test_state_ttl_lets_rows_leave_after_the_duration(spark, tmp_path):
+    """With ``state_ttl``, a row that arrived longer ago than the duration (by the
+    micro-batches' processing time) has left the state when a match arrives: nothing is
+    emitted for it, as in Flink; a row within the duration still joins; a restart keeps the
+    arrival times."""
+    import time
+
+    left = [{"op": "+I", "k": 1, "a": "old"}, {"op": "+I", "k": 2, "a": "old"}]
+    write_micro_batches(str(tmp_path / "l"), [pa.Table.from_pylist(left, schema=LEFT)])
+    write_micro_batches(str(tmp_path / "r"), [pa.Table.from_pylist([], schema=RIGHT)])
+    metrics = JoinMetrics(spark)
+
+    def run() -> dict[int, list[Any]]:
+        lsrc, rsrc = (
+            stream_of(spark, str(tmp_path / "l"), LEFT),
+            stream_of(spark, str(tmp_path / "r"), RIGHT),
+        )
+        out = join(
+            lsrc, rsrc, "k", "left", left_op_col="op", right_op_col="op", buckets=2,
+            state_ttl="3 seconds", metrics=metrics,
+        )  # fmt: skip
+        return collect_stream(out, str(tmp_path / "ck"), row=lambda r: tuple(r))
+
+    first = run()
+    assert sorted(first[0]) == [("+I", 1, "old", None), ("+I", 2, "old", None)]
+    time.sleep(4)
+    later = [
+        [{"op": "+I", "k": 3, "a": "new"}],
+        [{"op": "+I", "k": 1, "b": 10}, {"op": "+I", "k": 2, "b": 20}],
+    ]
+    write_micro_batches(str(tmp_path / "l"), [pa.Table.from_pylist(later[0], schema=LEFT)], 1)
+    write_micro_batches(str(tmp_path / "r"), [pa.Table.from_pylist(later[1], schema=RIGHT)], 1)
+    then = run()
+    # k=1's and k=2's left rows left the state: their padded rows stay (nothing is emitted for
+    # the expiry) and the right rows find no match; k=3 arrived now
+    assert sorted(r for rows in then.values() for r in rows) == [("+I", 3, "new", None)]
+    assert metrics.value["rows_expired"] == 2

@@ -229,9 +229,11 @@ def build_plan(
     )
 
 
-def identity(jp: JoinPlan, buckets: int) -> Identity:
+def identity(jp: JoinPlan, buckets: int, *, state_ttl: bool = False) -> Identity:
     """The plan identity of a streaming join's state: the key types, the join type, which
-    sides retract, each side's row, the bucket count and the key and op columns by name."""
+    sides retract, each side's row, whether rows carry the time they arrived (``state_ttl``:
+    the field is there only then, its duration is not part of it), the bucket count and the
+    key and op columns by name."""
     fields = [
         ("how", jp.how),
         ("retractions", f"left {'yes' if jp.left_op_col else 'no'}, "
@@ -239,6 +241,8 @@ def identity(jp: JoinPlan, buckets: int) -> Identity:
         ("left row", ", ".join(f"{f.name} {spark_type_name(f.type)}" for f in jp.left_row)),
         ("right row", ", ".join(f"{f.name} {spark_type_name(f.type)}" for f in jp.right_row)),
     ]  # fmt: skip
+    if state_ttl:
+        fields.append(("state ttl", "on"))
     columns = input_columns(jp.on)
     for side, op in (("left", jp.left_op_col), ("right", jp.right_op_col)):
         if op is not None:

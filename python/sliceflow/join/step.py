@@ -73,6 +73,10 @@ class JoinStep:
         self._kernel = join_kernel.Joiner(jp.plan)
         self._seen: dict[str, int] = {}
         self.output_schema = jp.output_schema
+        self.last_kept: tuple[np.ndarray, np.ndarray] = (
+            np.zeros(0, dtype=np.int64),
+            np.zeros(0, dtype=np.int64),
+        )
 
     def empty_state(self) -> JoinState:
         """A state with no rows."""
@@ -127,10 +131,11 @@ class JoinStep:
             np.frombuffer(emit_r, dtype=np.int64),
             np.frombuffer(ops_b, dtype=np.int8),
         )
-        new_state = JoinState(
-            left_all.take(pa.array(np.frombuffer(keep_l, dtype=np.int64))),
-            right_all.take(pa.array(np.frombuffer(keep_r, dtype=np.int64))),
-        )
+        kept = (np.frombuffer(keep_l, dtype=np.int64), np.frombuffer(keep_r, dtype=np.int64))
+        #: Each side's live rows after the last run, as indices into its state rows followed
+        #: by its new rows (what a caller carrying a column beside the rows takes from).
+        self.last_kept = kept
+        new_state = JoinState(left_all.take(pa.array(kept[0])), right_all.take(pa.array(kept[1])))
         return out, new_state
 
     def _output(

@@ -28,6 +28,7 @@ import pyarrow.compute as pc
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
+from sliceflow._runtime.durations import DurationLike, parse_duration
 from sliceflow._runtime.kernels import conform
 from sliceflow._runtime.spark_types import spark_struct
 from sliceflow.join.plan import DEFAULT_BUNDLE_ROWS, JoinPlan, build_plan, canonical_how
@@ -50,10 +51,10 @@ class JoinMetrics(WindowMetrics):
     retraction of a row never added), ``rows_null_key`` (rows of a side that is not outer with
     a null key: they never match), ``keys_loaded``, ``state_reads`` and ``state_writes`` (per
     key: once per bundle with mini-batch, once per row without), ``inserts``,
-    ``update_befores``, ``update_afters``, ``deletes``, ``bundles``, ``buckets_touched``; a
-    streaming query's state counters too (``state_bytes_read``, ...). A batch join counts
-    each changelog side's rows, retractions and ignored retractions (Spark's own join does the
-    joining).
+    ``update_befores``, ``update_afters``, ``deletes``, ``bundles``, ``buckets_touched``,
+    ``rows_expired`` (with ``state_ttl``); a streaming query's state counters too
+    (``state_bytes_read``, ...). A batch join counts each changelog side's rows, retractions
+    and ignored retractions (Spark's own join does the joining).
 
     Example:
         >>> metrics = JoinMetrics(spark)
@@ -93,6 +94,7 @@ def join(
     mini_batch: bool = True,
     bundle_rows: int = DEFAULT_BUNDLE_ROWS,
     buckets: int | None = None,
+    state_ttl: DurationLike | None = None,
     metrics: JoinMetrics | None = None,
 ) -> DataFrame:
     """The equi-join of two changelogs, Flink SQL's regular join: ``L.join(R, on, how)`` of
@@ -118,6 +120,14 @@ def join(
             micro-batch.
         buckets: streaming only: state-store entries the keys are hashed into (default: the
             conf ``spark.sliceflow.join.buckets``, else 8); part of the checkpoint.
+        state_ttl: streaming only (a batch join keeps no state): a duration (``"1 hour"``, a
+            ``datetime.timedelta``): a row leaves the state that long after it arrived (by the
+            micro-batches' times, ``current_timestamp()``), as Flink's
+            ``table.exec.state.ttl``, when its bucket next gets rows; afterwards
+            the join behaves as if the row had never come (a retraction of it is ignored, a
+            new row of its key finds no match in it) and nothing is emitted for its leaving,
+            so the output no longer materializes to the join of the inputs. Whether rows
+            carry their arrival time is part of the checkpoint; the duration is not.
         metrics: a :class:`JoinMetrics` to which the kernel's counters are added.
 
     Returns:
@@ -125,7 +135,8 @@ def join(
         the left side's others, the right side's; no op columns). Stream: the changelog
         ``op`` then those columns (output mode append), whose materialization after every
         micro-batch is the join of both sides materialized so far. The state is both sides'
-        live rows (Flink's regular join keeps them all: it grows with the live rows).
+        live rows (Flink's regular join keeps them all: it grows with the live rows, unless
+        ``state_ttl`` bounds it).
 
     Example:
         >>> orders = spark.createDataFrame([(1, 10), (2, 20)], "cid INT, amount INT")
@@ -150,6 +161,11 @@ def join(
     right_on = rcall.names(names)
     left_op = lcall.column(left_op_col) if left_op_col is not None else None
     right_op = rcall.column(right_op_col) if right_op_col is not None else None
+    ttl_us = None
+    if state_ttl is not None:
+        ttl_us = parse_duration(state_ttl, "state_ttl")
+        if ttl_us <= 0:
+            raise ValueError(f"join: state_ttl must be a positive duration, not {state_ttl!r}")
     if left.isStreaming != right.isStreaming:
         streaming, batch = ("left", "right") if left.isStreaming else ("right", "left")
         raise ValueError(
@@ -176,7 +192,7 @@ def join(
         lcall.settings.case_sensitive,
     )
     if left.isStreaming:
-        return join_stream(lcall, jp, lframe, rframe, buckets)
+        return join_stream(lcall, jp, lframe, rframe, buckets, ttl_us)
     lm = _materialized(lcall, jp, 0, lframe)
     rm = _materialized(rcall, jp, 1, rframe)
     return lm.join(rm, on=list(jp.on), how=how)
