@@ -234,17 +234,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--partitions", type=int, default=8)
     parser.add_argument("--conf", action="append", help="KEY=VALUE Spark conf (repeatable)")
-    parser.add_argument(
-        "--parts",
-        type=lambda text: text.split(","),
-        default=list(PARTS),
-        help=f"comma-separated queries to run (default all: {','.join(PARTS)})",
-    )
+    spark_runs.add_parts_arg(parser, PARTS)
     spark_runs.add_output_args(parser, CACHE)
     args = parser.parse_args(argv)
-    unknown = [p for p in args.parts if p not in PARTS]
-    if unknown:
-        parser.error(f"--parts: unknown {', '.join(unknown)} (known: {', '.join(PARTS)})")
+    spark_runs.check_parts(parser, args, PARTS)
     if args.quick:
         args.batches, args.rows, args.keys, args.rounds = 4, 5_000, 500, 1
     spark_runs.run_and_publish("bench/bench_dedup.py", argv, args, "dedup", lambda: bench(args))

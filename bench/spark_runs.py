@@ -18,7 +18,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, fields
 from typing import Any
@@ -383,6 +383,24 @@ def verdict(ok: bool) -> str:
 
 # ---------------------------------------------------------------------------------------------
 # main
+
+
+def add_parts_arg(parser, parts: Sequence[str]) -> None:
+    """``--parts``: the comma-separated queries of ``parts`` to run (default all); check the
+    parsed value with :func:`check_parts`."""
+    parser.add_argument(
+        "--parts",
+        type=lambda text: text.split(","),
+        default=list(parts),
+        help=f"comma-separated queries to run (default all: {','.join(parts)})",
+    )
+
+
+def check_parts(parser, args, parts: Sequence[str]) -> None:
+    """A parser error naming every ``--parts`` entry that is not one of ``parts``."""
+    unknown = [p for p in args.parts if p not in parts]
+    if unknown:
+        parser.error(f"--parts: unknown {', '.join(unknown)} (known: {', '.join(parts)})")
 
 
 def add_output_args(parser, cache: str) -> None:

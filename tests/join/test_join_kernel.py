@@ -13,6 +13,7 @@ import pyarrow as pa
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from support.join_data import random_changelog
 
 from sliceflow.join import join
 from sliceflow.join.plan import build_plan
@@ -28,9 +29,7 @@ RIGHT_J2 = pa.schema(
 
 
 def random_side(rng: random.Random, n: int, side: int, keys: int) -> list[dict[str, Any]]:
-    """Inserts, updates and deletes of live rows, and a few retractions of rows never added."""
-    live: list[dict[str, Any]] = []
-    out: list[dict[str, Any]] = []
+    """One side's changelog: keys from a few values and null, ``j`` mostly ``"x"``."""
 
     def fresh() -> dict[str, Any]:
         k = rng.choice([None, *range(keys)])
@@ -38,23 +37,7 @@ def random_side(rng: random.Random, n: int, side: int, keys: int) -> list[dict[s
         other = rng.choice(["p", "q", None]) if side == 0 else rng.choice([1, 2, None])
         return {"k": k, "j": j, ("a" if side == 0 else "b"): other}
 
-    for _ in range(n):
-        r = rng.random()
-        if live and r < 0.3:
-            old = live.pop(rng.randrange(len(live)))
-            if rng.random() < 0.5:
-                out.append({**old, "op": "-D"})
-            else:
-                new = {**fresh(), "k": old["k"], "j": old["j"]}
-                out += [{**old, "op": "-U"}, {**new, "op": "+U"}]
-                live.append(new)
-        elif r < 0.35:
-            out.append({**fresh(), "op": "-D"})  # most likely never added
-        else:
-            row = fresh()
-            out.append({**row, "op": rng.choice(["+I", None])})
-            live.append(row)
-    return out
+    return random_changelog(rng, n, fresh, ["k", "j"])
 
 
 def split(rows: list[dict[str, Any]], rng: random.Random, parts: int) -> list[list[Any]]:

@@ -13,6 +13,7 @@ import pyarrow as pa
 import pytest
 from pyspark.sql import Row
 from pyspark.sql import functions as F
+from support.join_data import random_changelog
 from support.spark_helpers import collect_stream, stream_of, write_micro_batches
 
 from sliceflow.spark import JoinMetrics, join
@@ -27,32 +28,14 @@ HOWS = ["inner", "left", "right", "full"]
 
 
 def changelog(rng: random.Random, n: int, keys: int, side: int) -> list[dict[str, Any]]:
-    """Inserts, updates and deletes of live rows, a few retractions of rows never added, null
-    keys, many rows per key."""
-    live: list[dict[str, Any]] = []
-    out: list[dict[str, Any]] = []
+    """One side's changelog: null keys, many rows per key."""
     col = "a" if side == 0 else "b"
 
-    def value() -> Any:
-        return rng.choice(["p", "q", None]) if side == 0 else rng.choice([1, 2, 3, None])
+    def fresh() -> dict[str, Any]:
+        value = rng.choice(["p", "q", None]) if side == 0 else rng.choice([1, 2, 3, None])
+        return {"k": rng.choice([None, *range(keys)]), col: value}
 
-    for _ in range(n):
-        r = rng.random()
-        if live and r < 0.3:
-            old = live.pop(rng.randrange(len(live)))
-            if rng.random() < 0.5:
-                out.append({**old, "op": "-D"})
-            else:
-                new = {"k": old["k"], col: value()}
-                out += [{**old, "op": "-U"}, {**new, "op": "+U"}]
-                live.append(new)
-        elif r < 0.33:
-            out.append({"k": rng.randrange(keys), col: value(), "op": "-D"})
-        else:
-            row = {"k": rng.choice([None, *range(keys)]), col: value()}
-            out.append({**row, "op": rng.choice(["+I", None])})
-            live.append(row)
-    return out
+    return random_changelog(rng, n, fresh, ["k"], stray=0.03)
 
 
 def rows_of(table_rows: list[Any]) -> Counter[Any]:
