@@ -72,6 +72,8 @@ QUERIES = (
     "window_fused",
     "dedup_fused_stream",
     "window_fused_stream",
+    "join_batch",
+    "join_stream",
 )
 
 #: The queries that must be fused (their plans' names in ``OUT/fused.json``): over the
@@ -173,6 +175,12 @@ def run_queries(spark: SparkSession, data: str, out: str) -> dict[str, float]:
         F.lit(0).cast("bigint").alias("ts_ms"),
     )
     timed("from_changelog", sfs.from_changelog(envelopes, format="debezium").write.parquet)
+    # A join of a changelog (the envelopes' rows) with insert-only rows.
+    changes = sfs.from_changelog(envelopes, format="debezium").withColumnRenamed("price", "paid")
+    joined = sfs.join(
+        bids.select("auction", "bidder", "channel"), changes, "auction", "left", right_op_col="op"
+    )
+    timed("join_batch", joined.write.parquet)
     # Columns as groupBy takes them: nested fields and the session's own Column objects.
     nested = text.select(sfs.from_json("value", BID_DDL).alias("b"))
     per_channel = sfs.changelog_agg(
@@ -248,6 +256,19 @@ def run_queries(spark: SparkSession, data: str, out: str) -> dict[str, float]:
         "dedup_stream",
         lambda path: _run_stream(first, path, os.path.join(checkpoints, "dedup")),
     )
+    # Two streams joined: each auction's latest bid (a changelog) with its first bidder.
+    latest_bid = sfs.deduplicate(
+        stream_bids.select("auction", "price", "dateTime"), by=["auction"], keep="last",
+        order_by="dateTime",
+    )  # fmt: skip
+    first_bidder = sfs.deduplicate(
+        stream_bids.select("auction", F.col("bidder").alias("first_bidder")), by=["auction"]
+    )
+    paired = sfs.join(latest_bid, first_bidder, "auction", left_op_col="op")
+    timed(
+        "join_stream",
+        lambda path: _run_stream(paired, path, os.path.join(checkpoints, "join")),
+    )
 
     # Over the sliceflow.json source: fused, on either session.
     renamed = source.select("auction", F.col("price").alias("p"), "dateTime")
@@ -288,7 +309,13 @@ def run_queries(spark: SparkSession, data: str, out: str) -> dict[str, float]:
 def metrics_errors(spark: SparkSession) -> dict[str, str | None]:
     """What making each metrics object on ``spark`` raises (None: it was made)."""
     errors: dict[str, str | None] = {}
-    for cls in (sfs.WindowMetrics, sfs.ChangelogMetrics, sfs.TopNMetrics, sfs.DedupMetrics):
+    for cls in (
+        sfs.WindowMetrics,
+        sfs.ChangelogMetrics,
+        sfs.TopNMetrics,
+        sfs.DedupMetrics,
+        sfs.JoinMetrics,
+    ):
         try:
             cls(spark)
             errors[cls.__name__] = None

@@ -1,10 +1,10 @@
 """sliceflow on a Spark Connect session: every operator (``from_json``, the ``sliceflow.json``
 data source with a schema, inferring one and streaming, ``window_agg``, ``changelog_agg``,
-``topn`` (a changelog and a window Top-N), ``deduplicate`` and ``from_changelog``, batch and
-streaming) gives the classic session's rows; an operator over the ``sliceflow.json`` source,
-batch or stream, reads a fused scan on both sessions, and one over ``from_json``'s fields
-decodes in its fused step (the same rows as with fusion off); and the metrics objects refuse
-a Connect session with a message that says where the counters are read.
+``topn`` (a changelog and a window Top-N), ``deduplicate``, ``from_changelog`` and ``join``,
+batch and streaming) gives the classic session's rows; an operator over the
+``sliceflow.json`` source, batch or stream, reads a fused scan on both sessions, and one over
+``from_json``'s fields decodes in its fused step (the same rows as with fusion off); and the
+metrics objects refuse a Connect session with a message that says where the counters are read.
 
 The Connect session is started as a user starts one, ``SparkSession.builder.remote("local[2]")``
 (a local Connect server in the client's process). That server makes its own SparkContext, which
@@ -122,13 +122,16 @@ def test_connect_session_gives_the_classic_rows(spark, tmp_path):
         ops = {json.loads(r)["op"] for r in _rows(os.path.join(connect_out, query))[1]}
         assert {"+I", "-U", "+U"} <= ops, query
     assert counts["from_changelog"] == 2000  # c and r envelopes: one +I each
+    # The stream join retracted a pair when an auction's latest bid changed.
+    ops = {json.loads(r)["op"] for r in _rows(os.path.join(connect_out, "join_stream"))[1]}
+    assert {"+I", "-D"} <= ops
     # Columns of the Connect session (F.col, df.x, df["x"]) and nested fields, named as
     # groupBy names them.
     names = _rows(os.path.join(connect_out, "columns_changelog"))[0].names
     assert names == ["op", "channel", "parity", "count(1)", "max(b.price)", "total"]
 
     # Accumulators do not exist on Connect: the metrics objects say so, and where to look.
-    for name in ("WindowMetrics", "ChangelogMetrics", "TopNMetrics", "DedupMetrics"):
+    for name in ("WindowMetrics", "ChangelogMetrics", "TopNMetrics", "DedupMetrics", "JoinMetrics"):
         message = summary["metrics"][name]
         assert message.startswith(f"NotImplementedError: {name} "), message
         assert "Spark Connect" in message and "classic SparkSession" in message
@@ -138,5 +141,5 @@ def test_connect_session_gives_the_classic_rows(spark, tmp_path):
 def test_metrics_are_made_on_a_classic_session(spark):
     from jobs.connect_job import metrics_errors
 
-    names = ("WindowMetrics", "ChangelogMetrics", "TopNMetrics", "DedupMetrics")
+    names = ("WindowMetrics", "ChangelogMetrics", "TopNMetrics", "DedupMetrics", "JoinMetrics")
     assert metrics_errors(spark) == dict.fromkeys(names)
