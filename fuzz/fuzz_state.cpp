@@ -24,6 +24,9 @@ namespace {
 
 namespace st = sliceflow::state;
 
+// window_agg, changelog_agg, topn, deduplicate, join (cpp/state/format.h).
+constexpr size_t kOperatorKinds = 5;
+
 // The stored value as is.
 void as_stored_value(std::string_view in) {
   st::Opened got;
@@ -71,14 +74,14 @@ Parts split(std::string_view in) {
 void sealed_then_damaged(std::string_view in, std::string_view damage) {
   const Parts p = split(in);
   std::vector<std::string_view> views(p.sections.begin(), p.sections.end());
-  const auto op = in.size() % 2 == 0 ? st::Operator::WindowAgg : st::Operator::ChangelogAgg;
+  // Every operator kind (1 .. kOperatorKinds), by the input's length.
+  const auto op = static_cast<st::Operator>(1 + in.size() % kOperatorKinds);
   const std::string value = st::seal(op, p.identity, views);
   if (value.size() != st::sealed_size(p.identity, views)) __builtin_trap();
   if (st::open(value, op, p.identity, views.size()) != views) __builtin_trap();
 
   // Another operator, another identity: refused.
-  const auto other_op =
-      op == st::Operator::WindowAgg ? st::Operator::ChangelogAgg : st::Operator::WindowAgg;
+  const auto other_op = static_cast<st::Operator>(1 + (in.size() + 1) % kOperatorKinds);
   bool refused = false;
   try {
     st::open(value, other_op, p.identity, views.size());
