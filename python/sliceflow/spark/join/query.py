@@ -53,8 +53,8 @@ class JoinMetrics(WindowMetrics):
     key: once per bundle with mini-batch, once per row without), ``inserts``,
     ``update_befores``, ``update_afters``, ``deletes``, ``bundles``, ``buckets_touched``,
     ``rows_expired`` (with ``state_ttl``); a streaming query's state counters too
-    (``state_bytes_read``, ...). A batch join counts each changelog side's rows, retractions
-    and ignored retractions (Spark's own join does the joining).
+    (``state_bytes_read``, ...). A batch join counts each changelog side's rows, retractions,
+    ignored retractions and null keys (Spark's own join does the joining).
 
     Example:
         >>> metrics = JoinMetrics(spark)
@@ -223,10 +223,16 @@ def _materialized(call: OperatorCall, jp: JoinPlan, side: int, frame: DataFrame)
     names = [n for n in schema.names if n != op]
     if op is None:
         return frame.select(*[F.col(quote(n)) for n in names])
-    # The side alone through the kernel: it as the left side of a full join with a right side
-    # of the keys only, so every row is kept (null keys too); its live rows are the answer.
+    # The side alone through the kernel: it as the left side of a join with a right side of
+    # the keys only; its live rows are the answer. An outer side keeps its rows with a null
+    # key (they come out padded), another drops them (they never match) and counts them as
+    # the streaming join does.
     keys = pa.schema([schema.field(n) for n in jp.on])
-    mp = build_plan(schema, keys, list(jp.on), "full", left_op_col=op, bundle_rows=_BATCH_BUNDLE)
+    outer = jp.how == "full" or jp.how == ("left", "right")[side]
+    mp = build_plan(
+        schema, keys, list(jp.on), "left" if outer else "inner", left_op_col=op,
+        bundle_rows=_BATCH_BUNDLE,
+    )  # fmt: skip
     rows = schema.append(pa.field(_SEQ, pa.int64(), nullable=False))
     output = pa.schema([schema.field(n) for n in names])
     task: TaskContext = call.task
@@ -246,6 +252,7 @@ def _materialized(call: OperatorCall, jp: JoinPlan, side: int, frame: DataFrame)
                 f"{('left', 'right')[side]}_rows_in": stats["left_rows_in"],
                 "retractions_in": stats["retractions_in"],
                 "retractions_ignored": stats["retractions_ignored"],
+                "rows_null_key": stats["rows_null_key"],
             })  # fmt: skip
         yield state.left.select(output.names)
 
