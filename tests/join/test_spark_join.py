@@ -73,7 +73,7 @@ def test_batch_matches_model_and_spark(spark, how):
 @pytest.mark.parametrize(
     ("how", "mini_batch", "ttl"),
     # a state_ttl longer than the run: the rows carry their arrival time, none leaves
-    [(h, True, None) for h in HOWS] + [("left", False, None), ("full", True, "1 hour")],
+    [("inner", True, None), ("right", True, None), ("left", False, None), ("full", True, "1 hour")],
 )
 def test_streaming_matches_model_and_batch_at_every_micro_batch(
     spark, tmp_path, how, mini_batch, ttl
