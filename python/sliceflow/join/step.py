@@ -102,10 +102,13 @@ class JoinStep:
         state: JoinState,
         inputs: Iterable[tuple[int, pa.RecordBatch]],
         stats: MutableMapping[str, int] | None = None,
+        *,
+        changes: bool = True,
     ) -> tuple[pa.RecordBatch, JoinState]:
         """One step over ``inputs`` (``(side, batch)`` in arrival order, 0 left, 1 right, each
-        batch in its side's input schema): the changes (:attr:`output_schema`) and the next
-        state."""
+        batch in its side's input schema): the changes (:attr:`output_schema`; with
+        ``changes=False`` none are gathered, for a caller that wants the live rows alone) and
+        the next state."""
         parts: tuple[list[pa.RecordBatch], list[pa.RecordBatch]] = ([], [])
         sides: list[np.ndarray] = []
         for side, batch in inputs:
@@ -124,13 +127,15 @@ class JoinStep:
             self._seen = now
         left_all = pa.concat_batches([state.left, left_new])
         right_all = pa.concat_batches([state.right, right_new])
-        out = self._output(
-            left_all,
-            right_all,
-            np.frombuffer(emit_l, dtype=np.int64),
-            np.frombuffer(emit_r, dtype=np.int64),
-            np.frombuffer(ops_b, dtype=np.int8),
-        )
+        out = _empty(self.output_schema)
+        if changes:
+            out = self._output(
+                left_all,
+                right_all,
+                np.frombuffer(emit_l, dtype=np.int64),
+                np.frombuffer(emit_r, dtype=np.int64),
+                np.frombuffer(ops_b, dtype=np.int8),
+            )
         kept = (np.frombuffer(keep_l, dtype=np.int64), np.frombuffer(keep_r, dtype=np.int64))
         #: Each side's live rows after the last run, as indices into its state rows followed
         #: by its new rows (what a caller carrying a column beside the rows takes from).

@@ -246,7 +246,7 @@ def _materialized(call: OperatorCall, jp: JoinPlan, side: int, frame: DataFrame)
         batch = batch.take(pc.sort_indices(batch.column(_SEQ))).drop_columns([_SEQ])
         step = JoinStep(mp)
         stats: dict[str, int] | None = {} if task.accumulator is not None else None
-        _, state = step.run(step.empty_state(), [(0, batch)], stats)
+        _, state = step.run(step.empty_state(), [(0, batch)], stats, changes=False)
         if stats is not None:  # what a batch join's materialization counts: the side's rows
             task.report({
                 f"{('left', 'right')[side]}_rows_in": stats["left_rows_in"],
