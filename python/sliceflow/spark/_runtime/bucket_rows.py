@@ -130,10 +130,12 @@ def pack_keyed_rows(
     schema: pa.Schema,
     *,
     wake_all: bool,
+    source: int = 0,
 ) -> Iterator[pa.RecordBatch]:
     """:func:`pack_rows` of batches in ``schema`` whose bucket is the hash of their ``keys``
-    columns (:func:`hash_buckets`, over ``len(labels)`` buckets): the packing step a task
-    runs where the rows are, in a ``mapInArrow`` or in a fused scan's read."""
+    columns (:func:`hash_buckets`, over ``len(labels)`` buckets), tagged with the input
+    ``source``: the packing step a task runs where the rows are, in a ``mapInArrow`` or in a
+    fused scan's read."""
 
     def keyed() -> Iterator[pa.RecordBatch]:
         for batch in batches:
@@ -141,7 +143,7 @@ def pack_keyed_rows(
             bucket = pa.array(hash_buckets(batch, keys, len(labels)), pa.int64())
             yield batch.add_column(0, "__bucket", bucket)
 
-    return pack_rows(keyed(), labels, schema, wake_all=wake_all)
+    return pack_rows(keyed(), labels, schema, wake_all=wake_all, source=source)
 
 
 def unpack(

@@ -26,14 +26,13 @@ import pyarrow.compute as pc
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from sliceflow._runtime.kernels import conform
 from sliceflow._runtime.spark_types import spark_struct
 from sliceflow.join.plan import JoinPlan
 from sliceflow.join.plan import identity as join_identity
 from sliceflow.join.step import JoinState, JoinStep
 from sliceflow.spark._runtime.bucket_labels import bucket_labels
 from sliceflow.spark._runtime.bucket_processor import BucketCall, BucketProcessor, process_buckets
-from sliceflow.spark._runtime.bucket_rows import PACKED_SCHEMA, hash_buckets, pack_rows
+from sliceflow.spark._runtime.bucket_rows import PACKED_SCHEMA, pack_keyed_rows
 from sliceflow.spark._runtime.columns import quote
 from sliceflow.spark._runtime.keyed_rows import KeyedRows, no_changes
 from sliceflow.spark._runtime.recipe import OperatorCall
@@ -238,13 +237,7 @@ def packed_inputs(
         def pack_fn(
             batches: Iterator[pa.RecordBatch], side: int = side, schema: pa.Schema = schema
         ) -> Iterator[pa.RecordBatch]:
-            def keyed() -> Iterator[pa.RecordBatch]:
-                for batch in batches:
-                    batch = conform(batch, schema)
-                    bucket = pa.array(hash_buckets(batch, jp.on, len(labels)), pa.int64())
-                    yield batch.add_column(0, "__bucket", bucket)
-
-            return pack_rows(keyed(), labels, schema, wake_all=False, source=side)
+            return pack_keyed_rows(batches, jp.on, labels, schema, wake_all=False, source=side)
 
         pack_fn.__name__ = "join_pack"
         selected = frame.select(*columns)
